@@ -1,0 +1,32 @@
+# Script mode: cmake -DSCHEMA_DIR=... -DOUTPUT=... -P EmbedSchema.cmake
+# Turns schema/NNNN_name.sql into a C table of migrations, in file-name order.
+# The number in the file name is the user_version the migration brings the
+# database to; numbers must run 1, 2, 3, ... without gaps.
+file(GLOB files RELATIVE "${SCHEMA_DIR}" "${SCHEMA_DIR}/[0-9][0-9][0-9][0-9]_*.sql")
+list(SORT files)
+set(body "")
+set(expect 1)
+foreach(f IN LISTS files)
+  string(SUBSTRING "${f}" 0 4 num)
+  math(EXPR num "${num}" OUTPUT_FORMAT DECIMAL)
+  if(NOT num EQUAL expect)
+    message(FATAL_ERROR "schema/${f}: expected migration number ${expect}")
+  endif()
+  math(EXPR expect "${expect} + 1")
+  file(READ "${SCHEMA_DIR}/${f}" sql)
+  string(REPLACE "\\" "\\\\" sql "${sql}")
+  string(REPLACE "\"" "\\\"" sql "${sql}")
+  string(REPLACE "\n" "\\n\"\n    \"" sql "${sql}")
+  string(REGEX REPLACE "\\.sql$" "" name "${f}")
+  string(APPEND body "    {${num}, \"${name}\",\n    \"${sql}\"},\n")
+endforeach()
+math(EXPR count "${expect} - 1")
+file(WRITE "${OUTPUT}.tmp" "/* Generated from the schema directory by cmake/EmbedSchema.cmake. Do not edit. */
+#include \"store_migrations.h\"
+
+const struct gq__migration gq__migrations[] = {
+${body}};
+const int gq__migration_count = ${count};
+")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUTPUT}.tmp")

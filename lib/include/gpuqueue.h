@@ -1,0 +1,12 @@
+/*
+ * gpuqueue.h: the whole public API of libgpuqueue. gpuq, gpuqd and the
+ * examples include this header and nothing else from the library.
+ */
+#ifndef GPUQUEUE_H
+#define GPUQUEUE_H
+
+#include "gpuqueue/common.h"
+#include "gpuqueue/quantity.h"
+#include "gpuqueue/validate.h"
+
+#endif
