@@ -5,6 +5,7 @@
 file(GLOB files RELATIVE "${SCHEMA_DIR}" "${SCHEMA_DIR}/[0-9][0-9][0-9][0-9]_*.sql")
 list(SORT files)
 set(body "")
+set(arrays "")
 set(expect 1)
 foreach(f IN LISTS files)
   string(SUBSTRING "${f}" 0 4 num)
@@ -13,17 +14,20 @@ foreach(f IN LISTS files)
     message(FATAL_ERROR "schema/${f}: expected migration number ${expect}")
   endif()
   math(EXPR expect "${expect} + 1")
-  file(READ "${SCHEMA_DIR}/${f}" sql)
-  string(REPLACE "\\" "\\\\" sql "${sql}")
-  string(REPLACE "\"" "\\\"" sql "${sql}")
-  string(REPLACE "\n" "\\n\"\n    \"" sql "${sql}")
+  # As bytes, not a string literal: ISO C caps literals at 4095 characters.
+  file(READ "${SCHEMA_DIR}/${f}" hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n    "
+         bytes "${bytes}")
   string(REGEX REPLACE "\\.sql$" "" name "${f}")
-  string(APPEND body "    {${num}, \"${name}\",\n    \"${sql}\"},\n")
+  string(APPEND arrays "static const char sql_${num}[] = {\n    ${bytes}0x00};\n")
+  string(APPEND body "    {${num}, \"${name}\", sql_${num}},\n")
 endforeach()
 math(EXPR count "${expect} - 1")
 file(WRITE "${OUTPUT}.tmp" "/* Generated from the schema directory by cmake/EmbedSchema.cmake. Do not edit. */
 #include \"store_migrations.h\"
 
+${arrays}
 const struct gq__migration gq__migrations[] = {
 ${body}};
 const int gq__migration_count = ${count};

@@ -8,5 +8,6 @@
 #include "gpuqueue/common.h"
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
+#include "gpuqueue/db.h"
 
 #endif

@@ -17,11 +17,11 @@ extern "C" {
 #endif
 
 /* How a quantity was written; it decides how the canonical form is printed. */
-typedef enum gq_quantity_format {
+typedef enum gq_quantity_form {
     GQ_QTY_DECIMAL_SI = 0,   /* "", m, k, M, G, ... (also n, u) */
     GQ_QTY_BINARY_SI = 1,    /* Ki, Mi, Gi, Ti, Pi, Ei */
     GQ_QTY_DECIMAL_EXPONENT, /* 1e3, 12E6 */
-} gq_quantity_format;
+} gq_quantity_form;
 
 /*
  * An exact quantity: mantissa x 10^scale. After parsing the value is rounded
@@ -31,7 +31,7 @@ typedef enum gq_quantity_format {
 typedef struct gq_quantity {
     int64_t mantissa;          /* signed digits */
     int32_t scale;             /* power of ten applied to mantissa, >= -9 */
-    gq_quantity_format format; /* the suffix family it was written in */
+    gq_quantity_form format;   /* the suffix family it was written in */
 } gq_quantity;
 
 /* Room for any canonical quantity text, including the NUL. */

@@ -1,0 +1,91 @@
+/*
+ * cli.h: what gpuq's command files share: the global options, the flag
+ * parser, the command table entry, and error reporting with kubectl's exit
+ * statuses (cli/exit.h). gpuq uses libgpuqueue only through <gpuqueue.h>.
+ */
+#ifndef GQ_CLI_H
+#define GQ_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <gpuqueue.h>
+
+#include "exit.h"
+
+/* Options every command accepts. */
+struct global {
+    const char *db_path;   /* --db, else GPUQ_DB, else the XDG default */
+    const char *namespace; /* -n; NULL means "default" (or all with -A) */
+    bool all_namespaces;   /* -A */
+    const char *output;    /* -o table|wide|json|yaml|name */
+    const char *color;     /* --color auto|always|never */
+    bool no_headers;       /* --no-headers */
+    bool help;             /* -h, --help */
+};
+
+enum flag_type { FLAG_BOOL, FLAG_STRING, FLAG_INT, FLAG_LIST };
+
+/* One flag of a command. FLAG_LIST collects repeated values into a NULL-ended array. */
+struct flag {
+    const char *name;  /* long name without "--" */
+    char shortname;    /* 0 if none */
+    enum flag_type type;
+    void *value;       /* bool *, const char **, int *, or struct strlist * */
+    const char *arg;   /* argument name for help, e.g. "FILE" */
+    const char *help;
+};
+
+struct strlist {
+    const char **v;
+    size_t n;
+};
+
+struct command {
+    const char *name;
+    const char *alias; /* may be NULL */
+    int (*run)(struct global *g, int argc, char **argv);
+    const char *usage; /* "gpuq list [RESOURCE] [flags]" */
+    const char *summary;
+};
+
+/*
+ * Parse argv (after the command name) against the command's flags and the
+ * global ones, kubectl style: flags anywhere, --flag=value or --flag value,
+ * -o json or -ojson, "--" ends the flags. Positional arguments are moved to
+ * the front of argv; *nargs gets their count. On a usage error prints
+ * "error: ..." and returns EXIT_USAGE; else EXIT_SUCCESS.
+ */
+int cli_parse(struct global *g, const struct command *cmd, const struct flag *flags, int argc,
+              char **argv, int *nargs);
+
+/* Print the command's --help text (usage, summary, flags) to stdout. */
+void cli_help(const struct command *cmd, const struct flag *flags);
+
+/* Open the database the global options name; prints the error and returns NULL on failure. */
+gq_db *cli_open(const struct global *g, bool readonly);
+
+/* Print "error: MSG" for a library error and return its exit status. */
+int cli_fail(const gq_error *err);
+
+/* Print "error: ..." (printf format) and return EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The namespace a command acts in: -n, or "default". */
+const char *cli_namespace(const struct global *g);
+
+/* Write buf to stdout (a gq_write_fn). */
+int cli_write_stdout(const char *buf, size_t len, void *payload);
+
+int cmd_apply(struct global *g, int argc, char **argv);
+int cmd_delete(struct global *g, int argc, char **argv);
+int cmd_submit(struct global *g, int argc, char **argv);
+int cmd_list(struct global *g, int argc, char **argv);
+int cmd_describe(struct global *g, int argc, char **argv);
+int cmd_cancel(struct global *g, int argc, char **argv);
+int cmd_version(struct global *g, int argc, char **argv);
+int cmd_help(struct global *g, int argc, char **argv);
+
+extern const struct command commands[];
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * cmd_apply.c: `gpuq apply -f` and `gpuq delete`. Each -f input is applied in
+ * one transaction; lines are printed only for what was committed, in the
+ * kubectl form "clusterqueue/x created|configured|unchanged|deleted".
+ * Documents of kinds gpuq does not model are named on stderr and skipped
+ * (with --strict they are an error and nothing is written).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const result_words[] = {"created", "configured", "unchanged", "deleted",
+                                           "skipped"};
+
+struct report {
+    bool dry_run;
+    bool name_only; /* -o name */
+};
+
+static void print_item(const gq_apply_item *item, void *payload)
+{
+    const struct report *r = payload;
+
+    if (item->result == GQ_APPLY_SKIPPED) {
+        fprintf(stderr, "skipped: %s\n", item->note);
+        return;
+    }
+    if (r->name_only) {
+        printf("%s/%s\n", item->resource, item->name);
+        return;
+    }
+    printf("%s/%s %s%s", item->resource, item->name, result_words[item->result],
+           r->dry_run ? " (dry run)" : "");
+    if (item->note && item->result != GQ_APPLY_DELETED)
+        printf(" (pending: %s)", item->note);
+    putchar('\n');
+}
+
+/* Apply (or delete) every -f input in turn; stops at the first that fails. */
+static int apply_files(struct global *g, const struct strlist *files, gq_apply_mode mode,
+                       bool strict, bool dry_run)
+{
+    gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
+    struct report r = {dry_run, g->output && strcmp(g->output, "name") == 0};
+    gq_error err = {0, ""};
+    gq_db *db;
+    size_t i;
+    int rc = GQ_OK;
+
+    if (!(db = cli_open(g, false)))
+        return EXIT_FAILURE;
+    o.mode = mode;
+    o.strict = strict;
+    o.dry_run = dry_run;
+    o.default_namespace = g->namespace;
+    for (i = 0; i < files->n && rc == GQ_OK; i++)
+        rc = gq_apply_path(db, files->v[i], &o, print_item, &r, &err);
+    gq_db_close(db);
+    return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+}
+
+int cmd_apply(struct global *g, int argc, char **argv)
+{
+    static struct strlist files;
+    static bool strict, dry_run;
+    static const struct flag flags[] = {
+        {"filename", 'f', FLAG_LIST, &files, "PATH", "manifest file, directory, or - for stdin"},
+        {"strict", 0, FLAG_BOOL, &strict, NULL, "fail on kinds gpuq does not model"},
+        {"dry-run", 0, FLAG_BOOL, &dry_run, NULL, "validate and report, write nothing"},
+        {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
+    };
+    int nargs, rc;
+
+    if ((rc = cli_parse(g, &commands[0], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(&commands[0], flags);
+        return EXIT_SUCCESS;
+    }
+    if (nargs > 0)
+        return cli_usage_error("unexpected argument \"%s\": apply takes -f FILE", argv[0]);
+    if (files.n == 0)
+        return cli_usage_error("must specify one of -f and -k");
+    return apply_files(g, &files, GQ_MODE_APPLY, strict, dry_run);
+}
+
+int cmd_delete(struct global *g, int argc, char **argv)
+{
+    static struct strlist files;
+    static const struct flag flags[] = {
+        {"filename", 'f', FLAG_LIST, &files, "PATH", "delete what these manifests define"},
+        {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
+    };
+    const char *resource;
+    gq_error err = {0, ""};
+    gq_db *db;
+    int i, nargs, rc, status = EXIT_SUCCESS;
+
+    if ((rc = cli_parse(g, &commands[5], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(&commands[5], flags);
+        return EXIT_SUCCESS;
+    }
+    if (files.n > 0)
+        return nargs > 0 ? cli_usage_error("cannot give both -f and names")
+                         : apply_files(g, &files, GQ_MODE_DELETE, false, false);
+    if (nargs < 2)
+        return cli_usage_error("delete needs RESOURCE NAME... or -f FILE");
+    if (!(resource = gq_resource_name(argv[0])))
+        return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+    if (!(db = cli_open(g, false)))
+        return EXIT_FAILURE;
+    for (i = 1; i < nargs; i++) {
+        if (gq_object_delete(db, resource, cli_namespace(g), argv[i], &err) == GQ_OK)
+            printf("%s/%s deleted\n", resource, argv[i]);
+        else
+            status = cli_fail(&err);
+    }
+    gq_db_close(db);
+    return status;
+}

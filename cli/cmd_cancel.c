@@ -1,0 +1,66 @@
+/*
+ * cmd_cancel.c: `gpuq cancel NAME...` (workload or job names) and
+ * `gpuq describe RESOURCE NAME`.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_cancel(struct global *g, int argc, char **argv)
+{
+    static const struct flag flags[] = {{NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
+    gq_error err = {0, ""};
+    char *name;
+    gq_db *db;
+    int i, nargs, rc, status = EXIT_SUCCESS;
+
+    if ((rc = cli_parse(g, &commands[4], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(&commands[4], flags);
+        return EXIT_SUCCESS;
+    }
+    if (nargs == 0)
+        return cli_usage_error("cancel needs at least one workload or job name");
+    if (!(db = cli_open(g, false)))
+        return EXIT_FAILURE;
+    for (i = 0; i < nargs; i++) {
+        if (gq_workload_cancel(db, cli_namespace(g), argv[i], &name, &err) == GQ_OK) {
+            printf("workload/%s cancelled\n", name);
+            gq_free(name);
+        } else {
+            status = cli_fail(&err);
+        }
+    }
+    gq_db_close(db);
+    return status;
+}
+
+int cmd_describe(struct global *g, int argc, char **argv)
+{
+    static const struct flag flags[] = {{NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
+    gq_error err = {0, ""};
+    const char *resource;
+    char *text = NULL;
+    gq_db *db;
+    int nargs, rc;
+
+    if ((rc = cli_parse(g, &commands[3], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(&commands[3], flags);
+        return EXIT_SUCCESS;
+    }
+    if (nargs != 2)
+        return cli_usage_error("describe needs RESOURCE NAME");
+    if (!(resource = gq_resource_name(argv[0])))
+        return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+    if (!(db = cli_open(g, true)))
+        return EXIT_FAILURE;
+    rc = gq_describe(db, resource, cli_namespace(g), argv[1], &text, &err);
+    if (rc == GQ_OK)
+        fputs(text, stdout);
+    gq_free(text);
+    gq_db_close(db);
+    return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+}

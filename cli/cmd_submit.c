@@ -1,0 +1,135 @@
+/*
+ * cmd_submit.c: `gpuq submit`. Either -f (Job or Workload manifests, created
+ * new, their queues required to exist) or flags that build the same Job.
+ * Prints each workload's name, one per line, like `sbatch --parsable`; with
+ * -o json|yaml prints the workload's record instead.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct submitted {
+    char **names; /* workload names, for -o json|yaml */
+    size_t n;
+    bool print;
+};
+
+static void on_item(const gq_apply_item *item, void *payload)
+{
+    struct submitted *s = payload;
+    char **v;
+
+    if (!item->workload)
+        return;
+    if (s->print) {
+        printf("%s\n", item->workload);
+        return;
+    }
+    if (!(v = realloc(s->names, (s->n + 1) * sizeof(*v))))
+        return;
+    s->names = v;
+    if ((v[s->n] = strdup(item->workload)) != NULL)
+        s->n++;
+}
+
+static int print_records(gq_db *db, const struct global *g, const struct submitted *s)
+{
+    gq_error err = {0, ""};
+    size_t i;
+    int rc = GQ_OK;
+    gq_format f = strcmp(g->output, "yaml") == 0 ? GQ_FORMAT_YAML : GQ_FORMAT_JSON;
+
+    for (i = 0; i < s->n && rc == GQ_OK; i++) {
+        if (i > 0 && f == GQ_FORMAT_YAML)
+            fputs("---\n", stdout);
+        rc = gq_render(db, "workload", cli_namespace(g), s->names[i], NULL, f, cli_write_stdout,
+                       NULL, &err);
+    }
+    return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+}
+
+static int submit_flags(gq_db *db, const struct global *g, gq_job_spec *spec, int nargs,
+                        char **argv, struct submitted *s, gq_error *err)
+{
+    gq_apply_item item;
+    char *name = NULL;
+    int i, rc;
+
+    for (i = 0; i < nargs && strcmp(argv[i], "--") != 0; i++)
+        ;
+    if (i < nargs - 1) {
+        spec->command = (const char *const *)&argv[i + 1];
+        spec->ncommand = (size_t)(nargs - i - 1);
+    }
+    spec->namespace = g->namespace;
+    if ((rc = gq_job_submit(db, spec, NULL, &name, err)) != GQ_OK)
+        return rc;
+    memset(&item, 0, sizeof(item));
+    item.workload = name;
+    on_item(&item, s);
+    gq_free(name);
+    return GQ_OK;
+}
+
+int cmd_submit(struct global *g, int argc, char **argv)
+{
+    static struct strlist files;
+    static gq_job_spec spec = GQ_JOB_SPEC_INIT;
+    static const struct flag flags[] = {
+        {"filename", 'f', FLAG_LIST, &files, "PATH", "Job or Workload manifests"},
+        {"queue", 'q', FLAG_STRING, &spec.queue, "QUEUE", "LocalQueue to submit to"},
+        {"name", 0, FLAG_STRING, &spec.name, "NAME", "job name (default: generated)"},
+        {"gpus", 0, FLAG_STRING, &spec.gpus, "N", "GPUs per pod"},
+        {"gpu-resource", 0, FLAG_STRING, &spec.gpu_resource, "NAME",
+         "GPU resource name (default nvidia.com/gpu)"},
+        {"cpu", 0, FLAG_STRING, &spec.cpu, "Q", "CPU per pod, e.g. 500m"},
+        {"memory", 0, FLAG_STRING, &spec.memory, "Q", "memory per pod, e.g. 4Gi"},
+        {"count", 0, FLAG_INT, &spec.count, "K", "pods (parallelism and completions)"},
+        {"priority-class", 0, FLAG_STRING, &spec.priority_class, "P", "WorkloadPriorityClass"},
+        {"image", 0, FLAG_STRING, &spec.image, "IMAGE", "container image (default busybox)"},
+        {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
+    };
+    gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
+    struct submitted s = {NULL, 0, true};
+    gq_error err = {0, ""};
+    size_t i;
+    gq_db *db;
+    int nargs, rc;
+
+    if ((rc = cli_parse(g, &commands[1], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(&commands[1], flags);
+        return EXIT_SUCCESS;
+    }
+    if (files.n > 0 && (spec.queue || nargs > 0))
+        return cli_usage_error("-f cannot be combined with --queue or a command");
+    if (files.n == 0 && !spec.queue)
+        return cli_usage_error("submit needs -f FILE or --queue QUEUE");
+    if (nargs > 0 && strcmp(argv[0], "--") != 0)
+        return cli_usage_error("unexpected argument \"%s\" (put the command after --)", argv[0]);
+    if (g->output && strcmp(g->output, "name") && strcmp(g->output, "json") &&
+        strcmp(g->output, "yaml"))
+        return cli_usage_error("submit prints names, json or yaml, not \"%s\"", g->output);
+    s.print = !g->output || strcmp(g->output, "name") == 0;
+    if (!(db = cli_open(g, false)))
+        return EXIT_FAILURE;
+    o.mode = GQ_MODE_SUBMIT;
+    o.default_namespace = g->namespace;
+    if (files.n > 0) {
+        for (i = 0, rc = GQ_OK; i < files.n && rc == GQ_OK; i++)
+            rc = gq_apply_path(db, files.v[i], &o, on_item, &s, &err);
+    } else {
+        rc = submit_flags(db, g, &spec, nargs, argv, &s, &err);
+    }
+    if (rc == GQ_OK && !s.print)
+        rc = print_records(db, g, &s) == EXIT_SUCCESS ? GQ_OK : GQ_ERROR;
+    else if (rc != GQ_OK)
+        cli_fail(&err);
+    for (i = 0; i < s.n; i++)
+        free(s.names[i]);
+    free(s.names);
+    gq_db_close(db);
+    return exit_status(rc);
+}

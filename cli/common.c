@@ -1,0 +1,270 @@
+/*
+ * common.c: the flag parser and the helpers every gpuq command shares.
+ *
+ * Flags follow kubectl's habits: they may come before or after positional
+ * arguments, long flags take "--name=value" or "--name value", short ones
+ * "-o json" or "-ojson", and "--" ends flag parsing (submit passes what
+ * follows to the container). Global flags are accepted by every command.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const output_formats[] = {"table", "wide", "json", "yaml", "name", NULL};
+
+int exit_status(int code)
+{
+    return code == GQ_OK ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
+int cli_fail(const gq_error *err)
+{
+    fprintf(stderr, "error: %s\n", err->msg[0] ? err->msg : gq_strerror(err->code));
+    return EXIT_FAILURE;
+}
+
+const char *cli_namespace(const struct global *g)
+{
+    return g->namespace ? g->namespace : "default";
+}
+
+int cli_write_stdout(const char *buf, size_t len, void *payload)
+{
+    (void)payload;
+    return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+}
+
+gq_db *cli_open(const struct global *g, bool readonly)
+{
+    gq_open_options o = GQ_OPEN_OPTIONS_INIT;
+    gq_error err = {0, ""};
+    char *path = NULL;
+    gq_db *db = NULL;
+    int rc;
+
+    (void)readonly; /* readers open read-write too: WAL readers need the -shm file */
+    if (g->db_path)
+        path = strdup(g->db_path);
+    else if (gq_db_default_path(&path, &err) != GQ_OK) {
+        cli_fail(&err);
+        return NULL;
+    }
+    if (!path) {
+        fputs("error: out of memory\n", stderr);
+        return NULL;
+    }
+    rc = gq_db_open(&db, path, &o, &err);
+    gq_free(path);
+    if (rc != GQ_OK) {
+        cli_fail(&err);
+        return NULL;
+    }
+    return db;
+}
+
+/* ------------------------------------------------------------------ flags */
+
+static const struct flag global_flags[] = {
+    {"db", 0, FLAG_STRING, NULL, "PATH", "database file"},
+    {"namespace", 'n', FLAG_STRING, NULL, "NS", "namespace"},
+    {"all-namespaces", 'A', FLAG_BOOL, NULL, NULL, "all namespaces"},
+    {"output", 'o', FLAG_STRING, NULL, "FORMAT", "output format"},
+    {"color", 0, FLAG_STRING, NULL, "WHEN", "auto|always|never"},
+    {"no-headers", 0, FLAG_BOOL, NULL, NULL, "omit the header line of tables"},
+    {"help", 'h', FLAG_BOOL, NULL, NULL, "help for this command"},
+    {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
+};
+
+static void *global_value(struct global *g, size_t i)
+{
+    void *v[] = {&g->db_path,  &g->namespace,  &g->all_namespaces, &g->output,
+                 &g->color,    &g->no_headers, &g->help};
+
+    return v[i];
+}
+
+/* Find a flag by long name (len bytes) or short letter in the command's table or the globals. */
+static const struct flag *lookup(struct global *g, const struct flag *flags, const char *name,
+                                 size_t len, char shortname, void **value)
+{
+    size_t i;
+
+    for (i = 0; flags[i].name; i++) {
+        if ((shortname && flags[i].shortname == shortname) ||
+            (!shortname && strlen(flags[i].name) == len && !strncmp(flags[i].name, name, len))) {
+            *value = flags[i].value;
+            return &flags[i];
+        }
+    }
+    for (i = 0; global_flags[i].name; i++) {
+        if ((shortname && global_flags[i].shortname == shortname) ||
+            (!shortname && strlen(global_flags[i].name) == len &&
+             !strncmp(global_flags[i].name, name, len))) {
+            *value = global_value(g, i);
+            return &global_flags[i];
+        }
+    }
+    return NULL;
+}
+
+static int set_value(const struct flag *f, void *value, const char *arg, const char *shown)
+{
+    struct strlist *list;
+    const char **v;
+    char *end;
+    long n;
+
+    switch (f->type) {
+    case FLAG_BOOL:
+        *(bool *)value = true;
+        return EXIT_SUCCESS;
+    case FLAG_STRING:
+        *(const char **)value = arg;
+        return EXIT_SUCCESS;
+    case FLAG_INT:
+        errno = 0;
+        n = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || n < -2147483647L || n > 2147483647L)
+            return cli_usage_error("invalid argument \"%s\" for \"%s\" flag: not an integer",
+                                   arg, shown);
+        *(int *)value = (int)n;
+        return EXIT_SUCCESS;
+    case FLAG_LIST:
+        list = value;
+        if (!(v = realloc(list->v, (list->n + 2) * sizeof(*v)))) {
+            fputs("error: out of memory\n", stderr);
+            return EXIT_FAILURE;
+        }
+        v[list->n++] = arg;
+        v[list->n] = NULL;
+        list->v = v;
+        return EXIT_SUCCESS;
+    }
+    return EXIT_USAGE;
+}
+
+/* Handle argv[*i], a flag; may consume argv[*i + 1] as its value. */
+static int parse_flag(struct global *g, const struct flag *flags, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *name, *eq, *arg = NULL;
+    const struct flag *f;
+    char shortname = 0, shown[64];
+    void *value = NULL;
+    size_t len;
+
+    if (a[1] == '-') {
+        name = a + 2;
+        eq = strchr(name, '=');
+        len = eq ? (size_t)(eq - name) : strlen(name);
+        arg = eq ? eq + 1 : NULL;
+    } else {
+        name = a + 1;
+        shortname = a[1];
+        len = 1;
+        arg = a[2] ? a + 2 : NULL;
+    }
+    snprintf(shown, sizeof(shown), "%s%.*s", shortname ? "-" : "--", (int)len, name);
+    if (!(f = lookup(g, flags, name, len, shortname, &value)))
+        return cli_usage_error("unknown flag: %s", shown);
+    if (f->type == FLAG_BOOL) {
+        if (arg && strcmp(arg, "true") != 0)
+            return arg && strcmp(arg, "false") == 0
+                       ? EXIT_SUCCESS
+                       : cli_usage_error("flag %s takes no value", shown);
+        return set_value(f, value, NULL, shown);
+    }
+    if (!arg) {
+        if (*i + 1 >= argc)
+            return cli_usage_error("flag needs an argument: %s", shown);
+        arg = argv[++*i];
+    }
+    return set_value(f, value, arg, shown);
+}
+
+static int check_globals(const struct global *g)
+{
+    size_t i;
+
+    if (g->output) {
+        for (i = 0; output_formats[i]; i++)
+            if (strcmp(g->output, output_formats[i]) == 0)
+                break;
+        if (!output_formats[i])
+            return cli_usage_error("unable to match a printer suitable for the output format "
+                                   "\"%s\", allowed formats are: table,wide,json,yaml,name",
+                                   g->output);
+    }
+    if (g->color && strcmp(g->color, "auto") && strcmp(g->color, "always") &&
+        strcmp(g->color, "never"))
+        return cli_usage_error("invalid argument \"%s\" for \"--color\" flag: "
+                               "want auto, always or never",
+                               g->color);
+    if (g->namespace && g->all_namespaces)
+        return cli_usage_error("-n and -A cannot be used together");
+    return EXIT_SUCCESS;
+}
+
+int cli_parse(struct global *g, const struct command *cmd, const struct flag *flags, int argc,
+              char **argv, int *nargs)
+{
+    int i, n = 0, rc;
+    bool dashdash = false;
+
+    (void)cmd;
+    for (i = 0; i < argc; i++) {
+        if (dashdash || argv[i][0] != '-' || argv[i][1] == '\0') {
+            argv[n++] = argv[i]; /* positional ("-" alone is one too) */
+            continue;
+        }
+        if (strcmp(argv[i], "--") == 0) {
+            dashdash = true;
+            argv[n++] = argv[i]; /* kept, so commands can find what follows */
+            continue;
+        }
+        if ((rc = parse_flag(g, flags, argc, argv, &i)) != EXIT_SUCCESS)
+            return rc;
+    }
+    *nargs = n;
+    return g->help ? EXIT_SUCCESS : check_globals(g);
+}
+
+static void print_flag(const struct flag *f)
+{
+    char left[64];
+
+    snprintf(left, sizeof(left), "%c%c%s --%s%s%s", f->shortname ? '-' : ' ',
+             f->shortname ? f->shortname : ' ', f->shortname ? "," : " ", f->name,
+             f->arg ? " " : "", f->arg ? f->arg : "");
+    printf("  %-28s %s\n", left, f->help);
+}
+
+void cli_help(const struct command *cmd, const struct flag *flags)
+{
+    size_t i;
+
+    printf("%s\n\nUsage:\n  %s\n", cmd->summary, cmd->usage);
+    if (flags[0].name) {
+        printf("\nFlags:\n");
+        for (i = 0; flags[i].name; i++)
+            print_flag(&flags[i]);
+    }
+    printf("\nGlobal flags:\n");
+    for (i = 0; global_flags[i].name; i++)
+        print_flag(&global_flags[i]);
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install what building and testing gpuq needs on Debian 12, only when it is
+# missing: the compiler and build tools, and the -dev packages of the five
+# dependencies (sqlite3, libcurl, json-c, libyaml, libuuid). Non-interactive;
+# runs apt-get through sudo when not root. Safe to run again: installs nothing
+# the second time.
+set -eu
+
+need=""
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for pkg in gcc make cmake ninja-build pkg-config python3 \
+           libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev; do
+    have_pkg "$pkg" || need="$need $pkg"
+done
+[ -n "$need" ] || exit 0
+
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+echo "install-deps: installing:$need" >&2
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $need >/dev/null

@@ -1,0 +1,291 @@
+/*
+ * api.c: the database handle and the apply pipeline behind `gpuq apply`,
+ * `submit` and `delete -f`.
+ *
+ * One input is one transaction: documents are read, decoded, checked and
+ * written inside a single gq__store_write(), and the per-object results are
+ * reported only after COMMIT, so a bad document anywhere leaves the database
+ * as it was and nothing is printed as "created" that was not. The
+ * transaction function re-reads the input from the start, which is what lets
+ * the store retry the whole transaction when another process holds the lock.
+ * Parsing happens while the write lock is held; that is CPU work on text
+ * already in memory, never network or user I/O.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api.h"
+#include "error.h"
+#include "manifest_load.h"
+#include "store.h"
+#include "util.h"
+
+/* ------------------------------------------------------------ the handle */
+
+int gq_db_default_path(char **out, gq_error *err)
+{
+    const char *env = getenv("GPUQ_DB"), *state = getenv("XDG_STATE_HOME"), *home;
+    size_t n;
+    char *dir;
+
+    *out = NULL;
+    if (env && *env)
+        return (*out = strdup(env)) ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
+    home = getenv("HOME");
+    if ((!state || !*state) && (!home || !*home))
+        return gq__error(err, GQ_EINVALID, "no database path: set GPUQ_DB, XDG_STATE_HOME or HOME");
+    n = (state && *state ? strlen(state) : strlen(home) + 13) + 16;
+    if (!(dir = malloc(n)))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (state && *state)
+        snprintf(dir, n, "%s/gpuq", state);
+    else
+        snprintf(dir, n, "%s/.local/state/gpuq", home);
+    if (gq__mkdir_p(dir, 0700) != 0) {
+        int e = errno;
+
+        gq__error(err, GQ_EIO, "cannot create %s: %s", dir, strerror(e));
+        free(dir);
+        return GQ_EIO;
+    }
+    strcat(dir, "/gpuq.db");
+    *out = dir;
+    return GQ_OK;
+}
+
+int gq_db_open(gq_db **out, const char *path, const gq_open_options *opts, gq_error *err)
+{
+    struct gq_store_options so = {0, false};
+    gq_db *db;
+    int rc;
+
+    *out = NULL;
+    if (opts && opts->version != GQ_OPEN_OPTIONS_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_open_options version %u is not supported",
+                         opts->version);
+    if (!(db = calloc(1, sizeof(*db))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (opts) {
+        so.busy_timeout_ms = opts->busy_timeout_ms;
+        so.readonly = opts->readonly;
+    }
+    if ((rc = gq__store_open(&db->st, path, &so, err)) != GQ_OK) {
+        free(db);
+        return rc;
+    }
+    *out = db;
+    return GQ_OK;
+}
+
+void gq_db_close(gq_db *db)
+{
+    if (!db)
+        return;
+    gq__store_close(db->st);
+    free(db);
+}
+
+int gq_db_check(gq_db *db, int *schema_version, gq_error *err)
+{
+    if (schema_version)
+        *schema_version = gq__store_schema_version(db->st);
+    return gq__store_check(db->st, err);
+}
+
+/* ------------------------------------------------------- apply: results */
+
+struct result {
+    char *resource;
+    char *namespace;
+    char *name;
+    char *note;
+    char *workload;
+    gq_apply_result what;
+};
+
+struct apply_ctx {
+    gq_db *db;
+    const gq_apply_options *opts;
+    const char *buf;          /* the input, when applying a buffer */
+    size_t len;
+    const char *source;       /* its name, or the path to read */
+    bool from_path;
+    int64_t now_ms;
+    struct result *results;   /* reported after COMMIT */
+    size_t nresults, cap;
+};
+
+static void results_clear(struct apply_ctx *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->nresults; i++) {
+        free(c->results[i].resource);
+        free(c->results[i].namespace);
+        free(c->results[i].name);
+        free(c->results[i].note);
+        free(c->results[i].workload);
+    }
+    c->nresults = 0;
+}
+
+static int add_result(struct apply_ctx *c, const char *resource, const char *ns, const char *name,
+                      const char *workload, gq_apply_result what, const char *note, gq_error *err)
+{
+    struct result *r;
+
+    if (c->nresults == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+
+        if (!(r = realloc(c->results, cap * sizeof(*r))))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        c->results = r;
+        c->cap = cap;
+    }
+    r = &c->results[c->nresults];
+    r->resource = gq__strdup(resource);
+    r->namespace = gq__strdup(ns);
+    r->name = gq__strdup(name);
+    r->note = gq__strdup(note);
+    r->workload = gq__strdup(workload);
+    r->what = what;
+    c->nresults++;
+    if (!r->resource || (ns && !r->namespace) || (name && !r->name) || (note && !r->note) ||
+        (workload && !r->workload))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    return GQ_OK;
+}
+
+static gq_apply_result from_put(enum gq_put_result r)
+{
+    return r == GQ_PUT_CREATED      ? GQ_APPLY_CREATED
+           : r == GQ_PUT_CONFIGURED ? GQ_APPLY_CONFIGURED
+                                    : GQ_APPLY_UNCHANGED;
+}
+
+/* -------------------------------------------------- apply: queue objects */
+
+static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *err)
+{
+    enum gq_put_result put;
+    const char *res = gq__kind_resource(obj->kind);
+    char *spec = NULL;
+    int rc;
+
+    if (c->opts->mode == GQ_MODE_SUBMIT)
+        return gq__error(err, GQ_EINVALID,
+                         "gpuq submit takes Jobs and Workloads, not a %s (use gpuq apply)",
+                         gq__kind_name(obj->kind));
+    if (c->opts->mode == GQ_MODE_DELETE) {
+        rc = gq__store_delete_object(c->db->st, obj->kind, obj->meta.namespace, obj->meta.name,
+                                     c->now_ms, err);
+        if (rc == GQ_OK)
+            rc = add_result(c, res, obj->meta.namespace, obj->meta.name, NULL, GQ_APPLY_DELETED,
+                            NULL, err);
+        return rc;
+    }
+    if ((rc = gq__manifest_encode(&spec, obj, err)) != GQ_OK)
+        return rc;
+    rc = gq__store_put_object(c->db->st, obj, spec, c->now_ms, &put, err);
+    free(spec);
+    if (rc == GQ_OK)
+        rc = add_result(c, res, obj->meta.namespace, obj->meta.name, NULL, from_put(put), NULL,
+                        err);
+    return rc;
+}
+
+/* ----------------------------------------------------------- apply: docs */
+
+static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int decode_rc,
+                     void *payload, gq_error *err)
+{
+    struct apply_ctx *c = payload;
+
+    (void)loc;
+    if (decode_rc == GQ_EUNSUPPORTED) {
+        if (c->opts->mode == GQ_MODE_SUBMIT)
+            return gq__error(err, GQ_EINVALID, "gpuq submit takes Jobs and Workloads: %s",
+                             err->msg);
+        if (c->opts->strict)
+            return GQ_EUNSUPPORTED;
+        return add_result(c, "", NULL, NULL, NULL, GQ_APPLY_SKIPPED, err->msg, err);
+    }
+    if (obj->kind == GQ_KIND_CONFIGURATION && !obj->meta.name &&
+        !(obj->meta.name = strdup("config")))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (obj->kind == GQ_KIND_JOB || obj->kind == GQ_KIND_WORKLOAD)
+        return gq__apply_workload(c->db, c->opts, obj, c->now_ms, err);
+    return apply_object(c, obj, err);
+}
+
+static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct apply_ctx *c = payload;
+    struct gq_decode_options dopts = {c->opts->default_namespace};
+    int rc;
+
+    (void)st;
+    results_clear(c); /* a retried transaction starts over */
+    rc = gq__manifest_load(c->source, c->from_path ? NULL : c->buf, c->len, c->source, &dopts,
+                           on_object, c, err);
+    if (rc == GQ_OK && c->opts->dry_run)
+        rc = GQ__DRY_RUN; /* roll back, but report */
+    return rc;
+}
+
+static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_error *err)
+{
+    gq_apply_options defaults = GQ_APPLY_OPTIONS_INIT;
+    gq_apply_item item;
+    size_t i;
+    int rc;
+
+    if (!c->opts)
+        c->opts = &defaults;
+    if (c->opts->version != GQ_APPLY_OPTIONS_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_apply_options version %u is not supported",
+                         c->opts->version);
+    c->now_ms = c->opts->now_ms ? c->opts->now_ms : gq__now_ms();
+    c->db->apply = c;
+    rc = gq__store_write(c->db->st, apply_txn, c, err);
+    c->db->apply = NULL;
+    if (rc == GQ__DRY_RUN)
+        rc = GQ_OK;
+    for (i = 0; rc == GQ_OK && fn && i < c->nresults; i++) {
+        item.resource = c->results[i].resource;
+        item.namespace = c->results[i].namespace;
+        item.name = c->results[i].name;
+        item.workload = c->results[i].workload;
+        item.result = c->results[i].what;
+        item.note = c->results[i].note;
+        fn(&item, payload);
+    }
+    results_clear(c);
+    free(c->results);
+    return rc;
+}
+
+int gq_apply_path(gq_db *db, const char *path, const gq_apply_options *opts, gq_apply_fn fn,
+                  void *payload, gq_error *err)
+{
+    struct apply_ctx c = {db, opts, NULL, 0, path, true, 0, NULL, 0, 0};
+
+    return apply_run(&c, fn, payload, err);
+}
+
+int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
+                    const gq_apply_options *opts, gq_apply_fn fn, void *payload, gq_error *err)
+{
+    struct apply_ctx c = {db, opts, buf, len, source, false, 0, NULL, 0, 0};
+
+    return apply_run(&c, fn, payload, err);
+}
+
+int gq__apply_report(gq_db *db, const char *resource, const char *ns, const char *name,
+                     const char *workload, gq_apply_result what, const char *note, gq_error *err)
+{
+    return add_result(db->apply, resource, ns, name, workload, what, note, err);
+}

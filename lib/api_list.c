@@ -1,0 +1,252 @@
+/*
+ * api_list.c: listing workloads and queue objects, and deleting objects by
+ * name. Everything here is one SQL statement per call, read through
+ * gq__store_query, so that a listing is one consistent snapshot and the
+ * command that prints 100,000 rows does no per-row work beyond converting
+ * text. Status columns (pending / admitted counts, a ClusterQueue's reason to
+ * be inactive) are computed in the query from the same tables admission uses.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api.h"
+#include "error.h"
+#include "store.h"
+#include "util.h"
+
+static int64_t num(const char *s)
+{
+    return s ? strtoll(s, NULL, 10) : 0;
+}
+
+/* ---------------------------------------------------------------- workloads */
+
+/* Which of the queries below a state filter selects. */
+static size_t state_query(const char *state)
+{
+    if (!state)
+        return 0; /* every state but cancelled */
+    if (strcasecmp(state, "all") == 0)
+        return 1;
+    if (strcasecmp(state, "admitted") == 0)
+        return 2;
+    if (strcasecmp(state, "quotareserved") == 0 || strcasecmp(state, "reserved") == 0)
+        return 3;
+    return 4; /* that state exactly */
+}
+
+struct wl_walk {
+    gq_workload_fn fn;
+    void *payload;
+};
+
+static int wl_row(int n, const char *const *v, void *payload)
+{
+    struct wl_walk *walk = payload;
+    gq_workload_info wl;
+
+    (void)n;
+    wl.namespace = v[0];
+    wl.name = v[1];
+    wl.uid = v[2];
+    wl.job_kind = v[3];
+    wl.job_name = v[4];
+    wl.local_queue = v[5];
+    wl.cluster_queue = v[6];
+    wl.state = v[7];
+    wl.reason = v[8];
+    wl.message = v[9];
+    wl.priority_class = v[10];
+    wl.priority = num(v[11]);
+    wl.pods = num(v[12]);
+    wl.gpus = num(v[13]);
+    wl.position = v[14] ? num(v[14]) : -1;
+    wl.created_ms = num(v[15]);
+    wl.admitted_ms = num(v[16]);
+    wl.finished_ms = num(v[17]);
+    return walk->fn(&wl, walk->payload);
+}
+
+#define WL_SELECT                                                                                  \
+    "WITH pos AS (SELECT id, row_number() OVER (PARTITION BY namespace, local_queue "              \
+    "ORDER BY priority DESC, queued_at, uid) - 1 AS p FROM workloads WHERE state = 'pending') "    \
+    "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
+    "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
+    "w.priority_class, w.priority, w.pods, w.gpus, pos.p, w.created_at, w.admitted_at, "           \
+    "w.finished_at FROM workloads w LEFT JOIN pos ON pos.id = w.id "                               \
+    "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
+    "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
+    "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
+    "AND (?5 IS NULL OR w.name = ?5 OR w.job_name = ?5) AND "
+
+int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn fn,
+                     void *payload, gq_error *err)
+{
+    static const char *const queries[] = {
+        WL_SELECT "w.state <> 'cancelled'" " ORDER BY w.namespace, w.created_at, w.id",
+        WL_SELECT "1" " ORDER BY w.namespace, w.created_at, w.id",
+        WL_SELECT "w.state IN ('admitted', 'running')" " ORDER BY w.namespace, w.created_at, w.id",
+        WL_SELECT "w.state = 'reserved'" " ORDER BY w.namespace, w.created_at, w.id",
+        WL_SELECT "w.state = lower(?6)" " ORDER BY w.namespace, w.created_at, w.id"};
+    gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
+    struct wl_walk walk = {fn, payload};
+    const char *params[6];
+
+    if (!filter)
+        filter = &none;
+    if (filter->version != GQ_WORKLOAD_FILTER_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
+                         filter->version);
+    params[0] = filter->namespace;
+    params[1] = NULL;
+    params[2] = filter->local_queue;
+    params[3] = filter->cluster_queue;
+    params[4] = filter->name;
+    params[5] = filter->state;
+    return gq__store_query(db->st, queries[state_query(filter->state)], params, 6, wl_row, &walk,
+                           err);
+}
+
+/* ------------------------------------------------------------------ objects */
+
+struct obj_query {
+    enum gq_kind kind;
+    const char *sql; /* ?1 namespace filter (LocalQueue); columns as obj_row reads them */
+};
+
+/*
+ * Columns: namespace, name, cluster_queue, cohort, strategy, stop_policy,
+ * detail, inactive, pending, reserving, admitted, created_at.
+ */
+static const struct obj_query obj_queries[] = {
+    {GQ_KIND_CLUSTER_QUEUE,
+     "SELECT NULL, cq.name, NULL, cq.cohort, cq.strategy, cq.stop_policy, NULL, "
+     "CASE WHEN cq.stop_policy <> 'None' THEN 'Stopped: is stopped' "
+     "ELSE coalesce((SELECT 'FlavorNotFound: references missing ResourceFlavor ' || q.flavor "
+     "  FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = cq.name "
+     "  AND q.flavor NOT IN (SELECT name FROM resource_flavors) LIMIT 1), "
+     " (SELECT 'AdmissionCheckNotFound: references missing AdmissionCheck ' || (c.value ->> 'name') "
+     "  FROM json_each(cq.spec, '$.spec.admissionChecksStrategy.admissionChecks') c "
+     "  WHERE (c.value ->> 'name') NOT IN (SELECT name FROM admission_checks) LIMIT 1)) END, "
+     "(SELECT count(*) FROM workloads w JOIN local_queues lq ON lq.namespace = w.namespace "
+     "  AND lq.name = w.local_queue WHERE lq.cluster_queue = cq.name AND w.state = 'pending'), "
+     "(SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "
+     "  AND w.state IN ('reserved', 'admitted', 'running')), "
+     "(SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "
+     "  AND w.state IN ('admitted', 'running')), cq.created_at "
+     "FROM cluster_queues cq ORDER BY cq.name"},
+    {GQ_KIND_LOCAL_QUEUE,
+     "SELECT lq.namespace, lq.name, lq.cluster_queue, NULL, NULL, lq.stop_policy, NULL, NULL, "
+     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
+     "  AND w.local_queue = lq.name AND w.state = 'pending'), "
+     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
+     "  AND w.local_queue = lq.name AND w.state IN ('reserved', 'admitted', 'running')), "
+     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
+     "  AND w.local_queue = lq.name AND w.state IN ('admitted', 'running')), lq.created_at "
+     "FROM local_queues lq WHERE ?1 IS NULL OR lq.namespace = ?1 ORDER BY lq.namespace, lq.name"},
+    {GQ_KIND_RESOURCE_FLAVOR,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
+     "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at "
+     "FROM resource_flavors ORDER BY name"},
+    {GQ_KIND_COHORT,
+     "SELECT NULL, name, NULL, parent, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
+     "FROM cohorts ORDER BY name"},
+    {GQ_KIND_PRIORITY_CLASS,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, value, NULL, 0, 0, 0, created_at "
+     "FROM priority_classes ORDER BY name"},
+    {GQ_KIND_ADMISSION_CHECK,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, controller_name, NULL, 0, 0, 0, created_at "
+     "FROM admission_checks ORDER BY name"},
+    {GQ_KIND_PROVISIONING_CONFIG,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.spec.provisioningClassName', NULL, "
+     "0, 0, 0, created_at FROM provisioning_configs ORDER BY name"},
+    {GQ_KIND_NAMESPACE,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
+     "FROM namespaces ORDER BY name"},
+};
+
+struct obj_walk {
+    const char *resource;
+    gq_object_fn fn;
+    void *payload;
+};
+
+static int obj_row(int n, const char *const *v, void *payload)
+{
+    struct obj_walk *walk = payload;
+    gq_object_info o;
+
+    (void)n;
+    o.resource = walk->resource;
+    o.namespace = v[0];
+    o.name = v[1];
+    o.cluster_queue = v[2];
+    o.cohort = v[3];
+    o.strategy = v[4];
+    o.stop_policy = v[5];
+    o.detail = v[6];
+    o.inactive = v[7];
+    o.pending = num(v[8]);
+    o.reserving = num(v[9]);
+    o.admitted = num(v[10]);
+    o.created_ms = num(v[11]);
+    return walk->fn(&o, walk->payload);
+}
+
+const char *gq_resource_name(const char *word)
+{
+    enum gq_kind kind = word ? gq__kind_lookup(word) : GQ_KIND_NONE;
+
+    if (kind == GQ_KIND_JOB)
+        return gq__kind_resource(GQ_KIND_WORKLOAD);
+    return kind == GQ_KIND_NONE ? NULL : gq__kind_resource(kind);
+}
+
+int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_object_fn fn,
+                   void *payload, gq_error *err)
+{
+    enum gq_kind kind = resource ? gq__kind_lookup(resource) : GQ_KIND_NONE;
+    struct obj_walk walk = {NULL, fn, payload};
+    size_t i;
+
+    for (i = 0; i < sizeof(obj_queries) / sizeof(obj_queries[0]); i++) {
+        if (obj_queries[i].kind == kind) {
+            walk.resource = gq__kind_resource(kind);
+            return gq__store_query(db->st, obj_queries[i].sql, &namespace, 1, obj_row, &walk,
+                                   err);
+        }
+    }
+    return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
+                     resource ? resource : "");
+}
+
+/* ------------------------------------------------------------------ delete */
+
+struct del {
+    enum gq_kind kind;
+    const char *ns;
+    const char *name;
+    int64_t now_ms;
+};
+
+static int delete_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct del *d = payload;
+
+    return gq__store_delete_object(st, d->kind, d->ns, d->name, d->now_ms, err);
+}
+
+int gq_object_delete(gq_db *db, const char *resource, const char *namespace, const char *name,
+                     gq_error *err)
+{
+    struct del d = {gq__kind_lookup(resource), NULL, name, gq__now_ms()};
+
+    if (d.kind == GQ_KIND_WORKLOAD || d.kind == GQ_KIND_JOB)
+        return gq_workload_cancel(db, namespace, name, NULL, err);
+    if (d.kind == GQ_KIND_NONE || d.kind == GQ_KIND_CONFIGURATION)
+        return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
+                         resource);
+    d.ns = gq__kind_is_namespaced(d.kind) ? (namespace ? namespace : "default") : NULL;
+    return gq__store_write(db->st, delete_txn, &d, err);
+}

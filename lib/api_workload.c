@@ -1,0 +1,281 @@
+/*
+ * api_workload.c: turning a decoded Job or Kueue Workload into gpuq's
+ * workload record, as Kueue's job controller does when a labelled Job
+ * appears: a workload named job-<job>-<hash>, keyed by the job's UID, pending
+ * in its LocalQueue (or admitted, when an imported Workload says so).
+ *
+ * `submit` is strict where Kueue is lenient: the queue must exist and the
+ * job must be new. `apply` mirrors Kueue: a Job for a missing LocalQueue is
+ * accepted and waits, with Kueue's reason, until the queue appears.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api.h"
+#include "error.h"
+#include "manifest_load.h"
+#include "store.h"
+#include "util.h"
+
+#define GENERATE_NAME_SUFFIX 5
+
+struct wl_plan {
+    const char *state;
+    const char *reason;
+    char message[256];
+    int32_t priority;
+};
+
+/* Decide the initial state and why it waits; checks what submit requires. */
+static int plan(gq_db *db, const gq_apply_options *opts, const struct gq_object *obj,
+                struct wl_plan *p, gq_error *err)
+{
+    const struct gq_workload *wl = &obj->u.wl;
+    const char *ns = obj->meta.namespace;
+    int rc;
+
+    memset(p, 0, sizeof(*p));
+    p->state = wl->admitted_cq ? (wl->finished ? "finished" : "admitted") : "pending";
+    if (!wl->queue && !wl->admitted_cq) {
+        if (opts->mode == GQ_MODE_SUBMIT)
+            return gq__error(err, GQ_EINVALID,
+                             "metadata.labels: the job has no kueue.x-k8s.io/queue-name label");
+        p->reason = "Inadmissible";
+        snprintf(p->message, sizeof(p->message),
+                 "the job has no kueue.x-k8s.io/queue-name label");
+    } else if (wl->queue && !gq__store_object_exists(db->st, GQ_KIND_LOCAL_QUEUE, ns, wl->queue)) {
+        if (opts->mode == GQ_MODE_SUBMIT)
+            return gq__error(err, GQ_ENOTFOUND, "localqueue \"%s\" not found in namespace \"%s\"",
+                             wl->queue, ns);
+        if (!wl->admitted_cq) {
+            p->reason = "Inadmissible";
+            snprintf(p->message, sizeof(p->message), "LocalQueue %s doesn't exist", wl->queue);
+        }
+    }
+    if (wl->has_priority) {
+        p->priority = wl->priority;
+    } else if (wl->priority_class) {
+        rc = gq__store_priority_value(db->st, wl->priority_class, &p->priority, err);
+        if (rc == GQ_ENOTFOUND)
+            return gq__error(err, GQ_ENOTFOUND,
+                             "workloadpriorityclass \"%s\" not found (label "
+                             "kueue.x-k8s.io/priority-class)",
+                             wl->priority_class);
+        if (rc != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
+}
+
+/* Give a generateName'd job its name, as the API server would. */
+static int resolve_name(struct gq_object *obj, gq_error *err)
+{
+    size_t n;
+    char *name;
+
+    if (!obj->meta.name) {
+        n = strlen(obj->meta.generate_name);
+        if (!(name = malloc(n + GENERATE_NAME_SUFFIX + 1)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        memcpy(name, obj->meta.generate_name, n);
+        gq__random_suffix(name + n, GENERATE_NAME_SUFFIX);
+        obj->meta.name = name;
+    }
+    if (!obj->u.wl.job_name && !(obj->u.wl.job_name = strdup(obj->meta.name)))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    return GQ_OK;
+}
+
+static const char *resource_of(const struct gq_object *obj)
+{
+    return obj->kind == GQ_KIND_JOB ? "job.batch" : "workload.kueue.x-k8s.io";
+}
+
+static int create(gq_db *db, const struct gq_object *obj, struct gq_wl_write *w, gq_error *err)
+{
+    char uid[37], *name;
+    int rc;
+
+    if (obj->meta.uid && strlen(obj->meta.uid) < sizeof(uid))
+        strcpy(uid, obj->meta.uid);
+    else
+        gq__uid_new(uid);
+    name = obj->kind == GQ_KIND_JOB
+               ? gq__workload_name("Job", "batch", obj->u.wl.job_name, uid)
+               : gq__strdup(obj->meta.name);
+    if (!name)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    w->uid = uid;
+    w->name = name;
+    rc = gq__store_insert_workload(db->st, w, err);
+    if (rc == GQ_OK)
+        rc = gq__apply_report(db, resource_of(obj), obj->meta.namespace, obj->u.wl.job_name, name,
+                              GQ_APPLY_CREATED, w->message, err);
+    free(name);
+    return rc;
+}
+
+static int remove_workload(gq_db *db, const struct gq_object *obj, int64_t now_ms, gq_error *err)
+{
+    char *name = NULL, *from = NULL;
+    int rc;
+
+    rc = gq__store_cancel_workload(db->st, obj->meta.namespace, obj->u.wl.job_name, now_ms, &name,
+                                   &from, err);
+    if (rc == GQ_OK)
+        rc = gq__apply_report(db, resource_of(obj), obj->meta.namespace, obj->u.wl.job_name, name,
+                              GQ_APPLY_DELETED, NULL, err);
+    free(name);
+    free(from);
+    return rc;
+}
+
+int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object *obj,
+                       int64_t now_ms, gq_error *err)
+{
+    struct gq_wl_write w;
+    struct wl_plan p;
+    enum gq_put_result put;
+    char *spec = NULL, *existing = NULL;
+    int rc;
+
+    if ((rc = resolve_name(obj, err)) != GQ_OK)
+        return rc;
+    if (opts->mode == GQ_MODE_DELETE)
+        return remove_workload(db, obj, now_ms, err);
+    /* Kueue's webhook suspends every queued job; gpuq does it on the way in. */
+    obj->u.wl.suspend = true;
+    if ((rc = plan(db, opts, obj, &p, err)) != GQ_OK)
+        return rc;
+    if ((rc = gq__manifest_encode(&spec, obj, err)) != GQ_OK)
+        return rc;
+    memset(&w, 0, sizeof(w));
+    w.obj = obj;
+    w.spec = spec;
+    w.state = p.state;
+    w.reason = p.reason;
+    w.message = p.message[0] ? p.message : NULL;
+    w.priority = p.priority;
+    w.now_ms = now_ms;
+    rc = gq__store_find_job(db->st, obj->u.wl.job_kind, obj->meta.namespace, obj->u.wl.job_name,
+                            &existing, NULL, err);
+    if (rc == GQ_ENOTFOUND) {
+        rc = create(db, obj, &w, err);
+    } else if (rc == GQ_OK && opts->mode == GQ_MODE_SUBMIT) {
+        rc = gq__error(err, GQ_EEXISTS, "%s \"%s/%s\" already exists (workload %s)",
+                       obj->kind == GQ_KIND_JOB ? "job" : "workload", obj->meta.namespace,
+                       obj->u.wl.job_name, existing);
+    } else if (rc == GQ_OK) {
+        rc = gq__store_update_workload(db->st, &w, &put, err);
+        if (rc == GQ_OK)
+            rc = gq__apply_report(db, resource_of(obj), obj->meta.namespace, obj->u.wl.job_name,
+                                  existing,
+                                  put == GQ_PUT_UNCHANGED ? GQ_APPLY_UNCHANGED
+                                                          : GQ_APPLY_CONFIGURED,
+                                  w.message, err);
+    }
+    free(existing);
+    free(spec);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- submit */
+
+struct submitted {
+    char *name;
+};
+
+static void on_submitted(const gq_apply_item *item, void *payload)
+{
+    struct submitted *s = payload;
+
+    if (item->workload && !s->name)
+        s->name = strdup(item->workload);
+}
+
+int gq_job_submit(gq_db *db, const gq_job_spec *spec, const gq_apply_options *opts,
+                  char **name_out, gq_error *err)
+{
+    gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
+    struct submitted s = {NULL};
+    char *json = NULL;
+    int rc;
+
+    if (name_out)
+        *name_out = NULL;
+    if ((rc = gq_job_build(&json, spec, err)) != GQ_OK)
+        return rc;
+    if (opts)
+        o = *opts;
+    o.mode = GQ_MODE_SUBMIT;
+    rc = gq_apply_buffer(db, json, strlen(json), "gpuq submit", &o, on_submitted, &s, err);
+    free(json);
+    if (rc == GQ_OK && name_out)
+        *name_out = s.name;
+    else
+        free(s.name);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- cancel */
+
+struct cancel {
+    const char *ns;
+    const char *name;
+    int64_t now_ms;
+    char *cancelled;
+};
+
+static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct cancel *c = payload;
+    char *from = NULL;
+    int rc;
+
+    free(c->cancelled);
+    c->cancelled = NULL;
+    rc = gq__store_cancel_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, &from, err);
+    free(from);
+    return rc;
+}
+
+int gq_workload_cancel(gq_db *db, const char *namespace, const char *name, char **name_out,
+                       gq_error *err)
+{
+    struct cancel c = {namespace ? namespace : "default", name, gq__now_ms(), NULL};
+    int rc = gq__store_write(db->st, cancel_txn, &c, err);
+
+    if (rc == GQ_OK && name_out)
+        *name_out = c.cancelled;
+    else
+        free(c.cancelled);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+int gq__mkdir_p(const char *path, unsigned int mode)
+{
+    char buf[4096], *p;
+    size_t n = strlen(path);
+
+    if (n == 0 || n >= sizeof(buf)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}

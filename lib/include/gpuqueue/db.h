@@ -1,0 +1,278 @@
+/*
+ * gpuqueue/db.h: the gpuq database handle, and everything done through it:
+ * applying manifests, submitting jobs, listing, describing and cancelling.
+ *
+ * A gq_db is used by one thread at a time; open one per thread. Every write
+ * is one SQLite transaction (BEGIN IMMEDIATE, retried whole when another
+ * process holds the lock), durable when the call returns (synchronous=FULL).
+ */
+#ifndef GPUQUEUE_DB_H
+#define GPUQUEUE_DB_H
+
+#include <stdbool.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gq_db gq_db;
+
+typedef struct gq_open_options {
+    unsigned int version; /* GQ_OPEN_OPTIONS_VERSION */
+    int busy_timeout_ms;  /* how long to wait for another writer; 0: 10 s */
+    bool readonly;        /* open for reading only */
+} gq_open_options;
+
+#define GQ_OPEN_OPTIONS_VERSION 1
+#define GQ_OPEN_OPTIONS_INIT {GQ_OPEN_OPTIONS_VERSION, 0, false}
+
+/**
+ * The default database path: $GPUQ_DB, else $XDG_STATE_HOME/gpuq/gpuq.db,
+ * else $HOME/.local/state/gpuq/gpuq.db. The directory of the XDG default is
+ * created (mode 0700) if missing.
+ * @param[out] out the path; free with gq_free()
+ * @return GQ_OK; GQ_EINVALID if neither XDG_STATE_HOME nor HOME is set;
+ *         GQ_EIO if the directory cannot be created.
+ */
+GQ_EXTERN int gq_db_default_path(char **out, gq_error *err);
+
+/**
+ * Open the database at path (created if missing, file mode 0600), bringing
+ * its schema up to date. ":memory:" gives a private in-memory database.
+ * @param[out] out the handle; close with gq_db_close()
+ * @return GQ_OK; GQ_ESCHEMA if the file was written by a newer gpuq;
+ *         GQ_EIO if it cannot be opened.
+ */
+GQ_EXTERN int gq_db_open(gq_db **out, const char *path, const gq_open_options *opts,
+                         gq_error *err);
+
+/** Close a handle. NULL is a no-op. */
+GQ_EXTERN void gq_db_close(gq_db *db);
+
+/**
+ * Check the database file's integrity (SQLite's quick_check) and report its
+ * schema version.
+ * @return GQ_OK when the file is sound; GQ_EIO with SQLite's first complaint.
+ */
+GQ_EXTERN int gq_db_check(gq_db *db, int *schema_version, gq_error *err);
+
+/* ------------------------------------------------------------- applying */
+
+/* What happened to one object of an apply, submit or delete. */
+typedef enum gq_apply_result {
+    GQ_APPLY_CREATED = 0,
+    GQ_APPLY_CONFIGURED,
+    GQ_APPLY_UNCHANGED,
+    GQ_APPLY_DELETED,
+    GQ_APPLY_SKIPPED, /* a kind gpuq does not model */
+} gq_apply_result;
+
+typedef struct gq_apply_item {
+    const char *resource;  /* kubectl-style resource: "clusterqueue", "job.batch", ... */
+    const char *namespace; /* NULL for cluster-scoped objects */
+    const char *name;      /* the object's name (a Job's name for a Job) */
+    const char *workload;  /* Jobs and Workloads: Kueue's workload name; else NULL */
+    gq_apply_result result;
+    const char *note;      /* SKIPPED: why; a pending workload: why it waits; else NULL */
+} gq_apply_item;
+
+/* Called once per object, only after the whole input has been committed. */
+typedef void (*gq_apply_fn)(const gq_apply_item *item, void *payload);
+
+typedef enum gq_apply_mode {
+    GQ_MODE_APPLY = 0, /* create or update anything; a Job for an unknown queue waits */
+    GQ_MODE_SUBMIT,    /* Jobs and Workloads only, created new; their queue must exist */
+    GQ_MODE_DELETE,    /* delete every object the input names */
+} gq_apply_mode;
+
+typedef struct gq_apply_options {
+    unsigned int version;          /* GQ_APPLY_OPTIONS_VERSION */
+    gq_apply_mode mode;
+    bool strict;                   /* kinds gpuq does not model are errors, not skips */
+    bool dry_run;                  /* validate and report, commit nothing */
+    const char *default_namespace; /* for objects without one; NULL: "default" */
+    int64_t now_ms;                /* the time of the change; 0: the clock */
+} gq_apply_options;
+
+#define GQ_APPLY_OPTIONS_VERSION 1
+#define GQ_APPLY_OPTIONS_INIT {GQ_APPLY_OPTIONS_VERSION, GQ_MODE_APPLY, false, false, NULL, 0}
+
+/**
+ * Apply every document of the files at path (a file; a directory, meaning
+ * its .yaml, .yml and .json files; or "-" for standard input), all in one
+ * transaction:
+ * either everything is written or nothing is.
+ * @return GQ_OK; GQ_EINVALID naming the file, document, field and value;
+ *         GQ_ENOTFOUND (a path, or with GQ_MODE_SUBMIT a queue, that does not
+ *         exist); GQ_EEXISTS (submit of a job that exists); GQ_EBUSY; GQ_EIO.
+ */
+GQ_EXTERN int gq_apply_path(gq_db *db, const char *path, const gq_apply_options *opts,
+                            gq_apply_fn fn, void *payload, gq_error *err);
+
+/** The same for text already in memory; source names it in messages. */
+GQ_EXTERN int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
+                              const gq_apply_options *opts, gq_apply_fn fn, void *payload,
+                              gq_error *err);
+
+/* A job described by flags (gpuq submit --queue ...), built into a batch/v1 Job. */
+typedef struct gq_job_spec {
+    unsigned int version;       /* GQ_JOB_SPEC_VERSION */
+    const char *namespace;      /* NULL: "default" */
+    const char *name;           /* NULL: generated from "job-" */
+    const char *queue;          /* LocalQueue name, required */
+    const char *priority_class; /* WorkloadPriorityClass, may be NULL */
+    const char *image;          /* NULL: "busybox" */
+    const char *gpus;           /* per pod, a quantity; NULL: none */
+    const char *cpu;            /* per pod; NULL: none */
+    const char *memory;         /* per pod; NULL: none */
+    const char *gpu_resource;   /* NULL: "nvidia.com/gpu" */
+    int count;                  /* pods; 0: 1 */
+    const char *const *command; /* argv of the container, may be NULL */
+    size_t ncommand;
+} gq_job_spec;
+
+#define GQ_JOB_SPEC_VERSION 1
+#define GQ_JOB_SPEC_INIT {GQ_JOB_SPEC_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}
+
+/**
+ * Build the Job a gq_job_spec describes and submit it (GQ_MODE_SUBMIT).
+ * @param[out] name_out the workload's name (free with gq_free), may be NULL
+ */
+GQ_EXTERN int gq_job_submit(gq_db *db, const gq_job_spec *spec, const gq_apply_options *opts,
+                            char **name_out, gq_error *err);
+
+/**
+ * The batch/v1 Job a gq_job_spec describes, as JSON text (free with gq_free).
+ * GQ_EINVALID naming the bad flag value.
+ */
+GQ_EXTERN int gq_job_build(char **out, const gq_job_spec *spec, gq_error *err);
+
+/* ------------------------------------------------------------ workloads */
+
+/* One workload, as listing shows it. Strings are borrowed for the callback. */
+typedef struct gq_workload_info {
+    const char *namespace;
+    const char *name;          /* Kueue's workload name */
+    const char *uid;           /* the job's UID */
+    const char *job_kind;      /* Job | Workload */
+    const char *job_name;
+    const char *local_queue;   /* NULL: the job has no queue label */
+    const char *cluster_queue; /* the LocalQueue's, or the one quota is reserved in; may be NULL */
+    const char *state;         /* pending, reserved, admitted, running, finished, cancelled, ... */
+    const char *reason;        /* why it waits, may be NULL */
+    const char *message;       /* may be NULL */
+    const char *priority_class;
+    int64_t priority;
+    int64_t pods;
+    int64_t gpus;
+    int64_t position;          /* 0-based among pending workloads of its LocalQueue; -1 */
+    int64_t created_ms;
+    int64_t admitted_ms;       /* 0 if never admitted */
+    int64_t finished_ms;       /* 0 if not finished */
+} gq_workload_info;
+
+typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);
+
+typedef struct gq_workload_filter {
+    unsigned int version;      /* GQ_WORKLOAD_FILTER_VERSION */
+    const char *namespace;     /* NULL: all namespaces */
+    const char *state;         /* NULL: every state but cancelled; "all": every state */
+    const char *local_queue;
+    const char *cluster_queue;
+    const char *name;          /* workload or job name */
+} gq_workload_filter;
+
+#define GQ_WORKLOAD_FILTER_VERSION 1
+#define GQ_WORKLOAD_FILTER_INIT {GQ_WORKLOAD_FILTER_VERSION, NULL, NULL, NULL, NULL, NULL}
+
+/**
+ * Call fn for each workload the filter selects, ordered by namespace, then
+ * creation. fn's non-zero return stops the walk and is returned.
+ */
+GQ_EXTERN int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn fn,
+                               void *payload, gq_error *err);
+
+/**
+ * Cancel a pending or admitted workload, by workload or job name. Its quota,
+ * if it held any, is released exactly once.
+ * @param[out] name_out the workload's name (gq_free), may be NULL
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it has already ended.
+ */
+GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *namespace, const char *name,
+                                 char **name_out, gq_error *err);
+
+/* --------------------------------------------------------------- queues */
+
+/* One queue object, as listing shows it. Strings are borrowed for the callback. */
+typedef struct gq_object_info {
+    const char *resource;      /* "clusterqueue", "localqueue", "resourceflavor", "cohort", ... */
+    const char *namespace;     /* LocalQueue only */
+    const char *name;
+    const char *cluster_queue; /* LocalQueue: its ClusterQueue */
+    const char *cohort;        /* ClusterQueue: its cohort; Cohort: its parent */
+    const char *strategy;      /* ClusterQueue: queueing strategy */
+    const char *stop_policy;
+    const char *detail;        /* flavor: node labels "k=v,k=v"; others: NULL */
+    const char *inactive;      /* ClusterQueue: why it cannot admit, NULL when active */
+    int64_t pending;
+    int64_t reserving;
+    int64_t admitted;
+    int64_t created_ms;
+} gq_object_info;
+
+typedef int (*gq_object_fn)(const gq_object_info *obj, void *payload);
+
+/**
+ * Call fn for each object of a resource ("clusterqueue", "localqueue",
+ * "resourceflavor", "cohort", "workloadpriorityclass", "admissioncheck",
+ * "provisioningrequestconfig", "namespace"; short names and plurals work).
+ * namespace filters LocalQueues (NULL: all).
+ * @return GQ_OK; GQ_EINVALID for an unknown resource.
+ */
+GQ_EXTERN int gq_object_list(gq_db *db, const char *resource, const char *namespace,
+                             gq_object_fn fn, void *payload, gq_error *err);
+
+/**
+ * Delete one object by resource and name (workloads: same as cancel).
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
+ */
+GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *namespace,
+                               const char *name, gq_error *err);
+
+/** Canonical resource name for what a user typed ("cq" -> "clusterqueue"), or NULL. */
+GQ_EXTERN const char *gq_resource_name(const char *word);
+
+/* ------------------------------------------------------------ rendering */
+
+typedef enum gq_format {
+    GQ_FORMAT_JSON = 0,
+    GQ_FORMAT_YAML,
+} gq_format;
+
+/* Output sink for rendered text: return non-zero to stop. */
+typedef int (*gq_write_fn)(const char *buf, size_t len, void *payload);
+
+/**
+ * Render objects as kubectl does for -o json|yaml: one object when name is
+ * given, else a List of every object the resource (and namespace; NULL is
+ * all) selects. Workloads render as Kueue Workload objects with their status.
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
+ */
+GQ_EXTERN int gq_render(gq_db *db, const char *resource, const char *namespace, const char *name,
+                        const gq_workload_filter *filter, gq_format format, gq_write_fn fn,
+                        void *payload, gq_error *err);
+
+/**
+ * kubectl-describe-style text for one object (gq_free the result).
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
+ */
+GQ_EXTERN int gq_describe(gq_db *db, const char *resource, const char *namespace,
+                          const char *name, char **out, gq_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

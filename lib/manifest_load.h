@@ -1,0 +1,49 @@
+/*
+ * manifest_load.h: the json-free face of the manifest module: read a path or
+ * a buffer and get decoded objects, or encode an object to canonical JSON
+ * text. Internal. Everything json-c and libyaml stays behind manifest*.c.
+ */
+#ifndef GQ_MANIFEST_LOAD_H
+#define GQ_MANIFEST_LOAD_H
+
+#include "gpuqueue/common.h"
+#include "model.h"
+
+struct gq_decode_options {
+    const char *default_namespace; /* for namespaced kinds without metadata.namespace */
+};
+
+/* Where a document came from, for messages. */
+struct gq_doc_loc {
+    const char *source; /* file name, "-" for standard input */
+    int index;          /* 1-based document number */
+    int item;           /* 1-based item of a List document, else 0 */
+};
+
+/*
+ * Called once per document with the decoded object. decode_rc is GQ_OK, or
+ * GQ_EUNSUPPORTED for a kind gpuq does not model (obj->kind is GQ_KIND_NONE
+ * and err->msg names the kind). The object is cleared after the call; the
+ * callback may take pointers out of it by setting them to NULL. A non-zero
+ * return stops the load and is returned; its message gets the document's
+ * location in front.
+ */
+typedef int (*gq__object_cb)(struct gq_object *obj, const struct gq_doc_loc *loc, int decode_rc,
+                             void *payload, gq_error *err);
+
+/*
+ * Read path (when buf is NULL) or buf/len (named source), decode every
+ * document and hand it to cb. Decoding errors stop the load with the
+ * location in front: "job.yaml: document 2 (Job default/x): spec...: ...".
+ */
+int gq__manifest_load(const char *path, const char *buf, size_t len, const char *source,
+                      const struct gq_decode_options *opts, gq__object_cb cb, void *payload,
+                      gq_error *err);
+
+/*
+ * The canonical JSON text of an object (see manifest.h for what it holds).
+ * Caller frees *out with free(). GQ_ENOMEM on failure.
+ */
+int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err);
+
+#endif

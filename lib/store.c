@@ -1,0 +1,398 @@
+/*
+ * store.c: the SQLite edge. Opening and migrating the database, the
+ * transaction discipline, and the statements that write queue objects and
+ * workloads. This file and store_*.c are the only includers of <sqlite3.h>;
+ * SQLite's result codes become gq_ codes here and nowhere else.
+ *
+ * Sizes and frequencies: a `gpuq submit` process opens the database, writes
+ * one workload (a handful of rows) in one transaction and exits, about 0.3 ms
+ * of work of which one fsync of the WAL (synchronous=FULL) is about half; a
+ * `gpuq submit -f` of 100,000 jobs writes them all in one transaction. So
+ * open must stay cheap (no checkpoint on close, journal mode set only once)
+ * and statements are prepared once per connection and reused.
+ *
+ * Invariant: every write runs inside gq__store_write(), i.e. BEGIN IMMEDIATE
+ * with the whole transaction retried on BUSY, so no caller ever sees
+ * "database is locked" unless the lock is held longer than the retries last.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "store.h"
+#include "store_int.h"
+#include "store_migrations.h"
+#include "util.h"
+
+#define DEFAULT_BUSY_TIMEOUT_MS 10000
+#define MAX_TXN_ATTEMPTS 20
+
+/* --------------------------------------------------------------- errors */
+
+int gq__store_sqlerr(struct gq_store *st, int rc, gq_error *err, const char *what)
+{
+    int code = GQ_EIO;
+
+    if (rc == SQLITE_NOMEM)
+        code = GQ_ENOMEM;
+    else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        code = GQ_EBUSY;
+    else if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        code = GQ_ECONFLICT;
+    return gq__error(err, code, "%s: %s: %s", st->path, what,
+                     st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+}
+
+/* ------------------------------------------------------------ statements */
+
+sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err)
+{
+    int i, rc;
+
+    /* Statements are cached by the address of their static SQL text. */
+    for (i = 0; i < st->nstmts; i++) {
+        if (st->stmts[i].sql == sql) {
+            sqlite3_reset(st->stmts[i].stmt);
+            sqlite3_clear_bindings(st->stmts[i].stmt);
+            return st->stmts[i].stmt;
+        }
+    }
+    if (st->nstmts == GQ_STORE_MAX_STMTS) {
+        gq__error(err, GQ_ERROR, "%s: statement cache full", st->path);
+        return NULL;
+    }
+    rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->stmts[i].stmt, NULL);
+    if (rc != SQLITE_OK) {
+        gq__store_sqlerr(st, rc, err, "prepare");
+        return NULL;
+    }
+    st->stmts[i].sql = sql;
+    st->nstmts++;
+    return st->stmts[i].stmt;
+}
+
+int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+
+    if (rc != SQLITE_OK) {
+        gq__error(err, GQ_EIO, "%s: %s", st->path, msg ? msg : sqlite3_errstr(rc));
+        if ((rc & 0xff) == SQLITE_BUSY)
+            err ? (void)(err->code = GQ_EBUSY) : (void)0;
+        sqlite3_free(msg);
+        return err ? err->code : GQ_EIO;
+    }
+    return GQ_OK;
+}
+
+/* Step a statement that returns no rows (or whose rows are ignored). */
+int gq__store_step_done(struct gq_store *st, sqlite3_stmt *stmt, gq_error *err)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        ;
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "write");
+    return GQ_OK;
+}
+
+void gq__bind_text(sqlite3_stmt *stmt, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(stmt, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(stmt, i);
+}
+
+/* ------------------------------------------------------------ migrations */
+
+int gq__store_schema_latest(void)
+{
+    return gq__migration_count;
+}
+
+static int read_user_version(struct gq_store *st, int *out, gq_error *err)
+{
+    sqlite3_stmt *stmt;
+    int rc;
+
+    rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "read schema version");
+    rc = sqlite3_step(stmt);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW)
+        return gq__store_sqlerr(st, rc, err, "read schema version");
+    return GQ_OK;
+}
+
+static int schema_too_new(struct gq_store *st, int version, gq_error *err)
+{
+    return gq__error(err, GQ_ESCHEMA,
+                     "%s: database schema version %d is newer than this gpuq "
+                     "(which knows up to %d); upgrade gpuq",
+                     st->path, version, gq__migration_count);
+}
+
+/* Bring the schema up to date; runs inside gq__store_write. */
+static int migrate_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    char sql[32];
+    int version, i, rc;
+
+    (void)payload;
+    if ((rc = read_user_version(st, &version, err)) != GQ_OK)
+        return rc;
+    if (version > gq__migration_count)
+        return schema_too_new(st, version, err);
+    for (i = version; i < gq__migration_count; i++) {
+        if ((rc = gq__store_exec(st, gq__migrations[i].sql, err)) != GQ_OK)
+            return gq__error_prefix(err, "migration %s", gq__migrations[i].name);
+        snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", gq__migrations[i].version);
+        if ((rc = gq__store_exec(st, sql, err)) != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
+}
+
+static int migrate(struct gq_store *st, gq_error *err)
+{
+    int version, rc;
+
+    if ((rc = read_user_version(st, &version, err)) != GQ_OK)
+        return rc;
+    if (version > gq__migration_count)
+        return schema_too_new(st, version, err);
+    if (version == gq__migration_count)
+        return GQ_OK;
+    if (st->readonly)
+        return gq__error(err, GQ_ESCHEMA, "%s: database needs an upgrade to schema %d",
+                         st->path, gq__migration_count);
+    return gq__store_write(st, migrate_txn, NULL, err);
+}
+
+static int check_row(int n, const char *const *v, void *payload)
+{
+    char *first = payload;
+
+    (void)n;
+    if (!first[0] && v[0])
+        snprintf(first, 256, "%s", v[0]);
+    return 0;
+}
+
+int gq__store_check(struct gq_store *st, gq_error *err)
+{
+    char first[256] = "";
+    int rc = gq__store_query(st, "PRAGMA quick_check", NULL, 0, check_row, first, err);
+
+    if (rc == GQ_OK && strcmp(first, "ok") != 0)
+        return gq__error(err, GQ_EIO, "%s: integrity check failed: %s", st->path, first);
+    return rc;
+}
+
+int gq__store_schema_version(struct gq_store *st)
+{
+    int v = 0;
+
+    read_user_version(st, &v, NULL);
+    return v;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+/* Create a missing database file 0600 before SQLite opens it (it would use 0644). */
+static void precreate(const char *path)
+{
+    int fd;
+
+    if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+static int configure(struct gq_store *st, const struct gq_store_options *opts, gq_error *err)
+{
+    sqlite3_stmt *stmt;
+    bool wal;
+    int rc;
+
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, opts && opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms
+                                                                    : DEFAULT_BUSY_TIMEOUT_MS);
+    /* Closing must not checkpoint: that is an fsync of the database per gpuq run. */
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+    rc = gq__store_exec(st, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL", err);
+    if (rc != GQ_OK || st->readonly)
+        return rc;
+    /* journal_mode=WAL persists in the file; set it only when it is not yet. */
+    rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "journal mode");
+    wal = sqlite3_step(stmt) == SQLITE_ROW &&
+          strcmp((const char *)sqlite3_column_text(stmt, 0), "wal") == 0;
+    sqlite3_finalize(stmt);
+    if (wal || strcmp(st->path, ":memory:") == 0)
+        return GQ_OK;
+    return gq__store_exec(st, "PRAGMA journal_mode=WAL", err);
+}
+
+int gq__store_open(struct gq_store **out, const char *path, const struct gq_store_options *opts,
+                   gq_error *err)
+{
+    struct gq_store *st;
+    int flags, rc;
+
+    *out = NULL;
+    st = calloc(1, sizeof(*st));
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    st->readonly = opts && opts->readonly;
+    flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
+            (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!st->readonly)
+        precreate(path);
+    rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+    if (rc != SQLITE_OK) {
+        rc = gq__store_sqlerr(st, rc, err, "open");
+        gq__store_close(st);
+        return rc;
+    }
+    if ((rc = configure(st, opts, err)) != GQ_OK || (rc = migrate(st, err)) != GQ_OK) {
+        gq__store_close(st);
+        return rc;
+    }
+    *out = st;
+    return GQ_OK;
+}
+
+void gq__store_close(struct gq_store *st)
+{
+    int i;
+
+    if (!st)
+        return;
+    for (i = 0; i < st->nstmts; i++)
+        sqlite3_finalize(st->stmts[i].stmt);
+    sqlite3_close(st->db);
+    free(st->path);
+    free(st);
+}
+
+/* ---------------------------------------------------------- transactions */
+
+static void backoff(int attempt)
+{
+    struct timespec ts;
+    long ms = 1L << (attempt < 6 ? attempt : 6);
+
+    /* 2..64 ms plus jitter from the address of a stack variable and the clock. */
+    ms += (long)(gq__now_ms() % 7);
+    ts.tv_sec = 0;
+    ts.tv_nsec = ms * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+static int run_txn(struct gq_store *st, const char *begin, gq__txn_fn fn, void *payload,
+                   gq_error *err)
+{
+    int attempt, rc;
+
+    for (attempt = 0; attempt < MAX_TXN_ATTEMPTS; attempt++) {
+        rc = gq__store_exec(st, begin, err);
+        if (rc == GQ_OK) {
+            rc = fn(st, payload, err);
+            if (rc == GQ_OK)
+                rc = gq__store_exec(st, "COMMIT", err);
+            if (rc != GQ_OK && !sqlite3_get_autocommit(st->db))
+                sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        }
+        if (rc != GQ_EBUSY)
+            return rc;
+        backoff(attempt);
+    }
+    return gq__error(err, GQ_EBUSY,
+                     "%s: database stayed busy; another process holds its write lock", st->path);
+}
+
+int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
+{
+    if (st->readonly)
+        return gq__error(err, GQ_EIO, "%s: database is open read-only", st->path);
+    return run_txn(st, "BEGIN IMMEDIATE", fn, payload, err);
+}
+
+int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
+{
+    return run_txn(st, "BEGIN", fn, payload, err);
+}
+
+/* ------------------------------------------------------------------ reads */
+
+int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+                    gq__row_fn row, void *payload, gq_error *err)
+{
+    const char *vals[64];
+    sqlite3_stmt *stmt;
+    int i, n, rc;
+
+    rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "query");
+    for (i = 0; i < nparams; i++)
+        gq__bind_text(stmt, i + 1, params[i]);
+    n = sqlite3_column_count(stmt);
+    if (n > 64)
+        n = 64;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        for (i = 0; i < n; i++)
+            vals[i] = (const char *)sqlite3_column_text(stmt, i);
+        if ((rc = row(n, vals, payload)) != 0) {
+            sqlite3_finalize(stmt);
+            return rc;
+        }
+    }
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,
+                    const char *uid, const char *type, const char *reason, const char *message,
+                    const char *from_state, const char *to_state, int64_t now_ms, gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO events(at, kind, namespace, name, uid, type, reason, message, "
+        "from_state, to_state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, now_ms);
+    gq__bind_text(stmt, 2, kind);
+    gq__bind_text(stmt, 3, ns);
+    gq__bind_text(stmt, 4, name);
+    gq__bind_text(stmt, 5, uid);
+    gq__bind_text(stmt, 6, type);
+    gq__bind_text(stmt, 7, reason);
+    gq__bind_text(stmt, 8, message ? message : "");
+    gq__bind_text(stmt, 9, from_state);
+    gq__bind_text(stmt, 10, to_state);
+    return gq__store_step_done(st, stmt, err);
+}

@@ -1,0 +1,152 @@
+/*
+ * store.h: gpuq's SQLite database. Internal to libgpuqueue; store*.c are the
+ * only files that include <sqlite3.h>, and no SQLite type crosses this header.
+ *
+ * Durability and concurrency rules, from k8s-client-and-reliability.md §3:
+ * WAL, synchronous=FULL on every connection, busy_timeout, BEGIN IMMEDIATE
+ * for every transaction that may write (SQLite honours busy_timeout only when
+ * the write lock is taken up front), the whole transaction retried on
+ * SQLITE_BUSY, bound parameters only, and no transaction held across I/O
+ * that is not the database's.
+ */
+#ifndef GQ_STORE_H
+#define GQ_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpuqueue/common.h"
+#include "model.h"
+
+struct gq_store;
+
+struct gq_store_options {
+    int busy_timeout_ms; /* 0: 10000 */
+    bool readonly;       /* open SQLITE_OPEN_READONLY; never migrates */
+};
+
+/*
+ * Open (creating when allowed) and migrate the database at path; ":memory:"
+ * works. GQ_ESCHEMA when the file's user_version is newer than this program's
+ * schema; GQ_EIO for anything SQLite refuses, with its message and the path.
+ */
+int gq__store_open(struct gq_store **out, const char *path, const struct gq_store_options *opts,
+                   gq_error *err);
+void gq__store_close(struct gq_store *st);
+
+/* PRAGMA quick_check: GQ_OK, or GQ_EIO with the first problem it reports. */
+int gq__store_check(struct gq_store *st, gq_error *err);
+
+/* The schema version this program writes, and the one the file has. */
+int gq__store_schema_latest(void);
+int gq__store_schema_version(struct gq_store *st);
+
+/*
+ * Run fn inside BEGIN IMMEDIATE ... COMMIT. If fn returns non-zero the
+ * transaction is rolled back and that code returned. If SQLite reports BUSY
+ * (after busy_timeout) anywhere, the whole transaction is rolled back and fn
+ * is run again, a bounded number of times with jittered backoff, then
+ * GQ_EBUSY. fn must therefore be safe to re-run: it may not keep state from
+ * a rolled-back attempt.
+ */
+typedef int (*gq__txn_fn)(struct gq_store *st, void *payload, gq_error *err);
+int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
+
+/* The same for read-only work, in one consistent snapshot (BEGIN DEFERRED). */
+int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
+
+/* ---------------------------------------------------------------- objects */
+
+/* What put did, for apply's "created | configured | unchanged" line. */
+enum gq_put_result { GQ_PUT_CREATED, GQ_PUT_CONFIGURED, GQ_PUT_UNCHANGED };
+
+/*
+ * Create or update a queue object (any kind but Job and Workload) whose
+ * canonical JSON is spec. Unchanged when the stored spec is byte-identical.
+ * Derived rows (quotas) are rewritten with it. Records an event.
+ */
+int gq__store_put_object(struct gq_store *st, const struct gq_object *obj, const char *spec,
+                         int64_t now_ms, enum gq_put_result *result, gq_error *err);
+
+/* Delete a queue object; GQ_ENOTFOUND if absent. Records an event. */
+int gq__store_delete_object(struct gq_store *st, enum gq_kind kind, const char *ns,
+                            const char *name, int64_t now_ms, gq_error *err);
+
+/* Whether a queue object exists. */
+bool gq__store_object_exists(struct gq_store *st, enum gq_kind kind, const char *ns,
+                             const char *name);
+
+/* The value of a WorkloadPriorityClass; GQ_ENOTFOUND if there is none of that name. */
+int gq__store_priority_value(struct gq_store *st, const char *name, int32_t *out, gq_error *err);
+
+/* The stored canonical JSON of an object; *out is malloc'd. GQ_ENOTFOUND if absent. */
+int gq__store_get_spec(struct gq_store *st, enum gq_kind kind, const char *ns, const char *name,
+                       char **out, gq_error *err);
+
+/* -------------------------------------------------------------- workloads */
+
+/* A workload as the store writes it: the decoded job plus what the store needs. */
+struct gq_wl_write {
+    const struct gq_object *obj; /* kind Job or Workload; meta.name is the job's name */
+    const char *uid;             /* the job's UID */
+    const char *name;            /* Kueue's workload name */
+    const char *spec;            /* canonical Workload JSON */
+    const char *admission;       /* JSON of status.admission, or NULL */
+    const char *state;           /* initial state: pending, admitted or finished */
+    const char *reason;          /* may be NULL */
+    const char *message;         /* may be NULL */
+    int32_t priority;            /* resolved priority */
+    int64_t now_ms;
+};
+
+/*
+ * Insert a workload. GQ_EEXISTS when a live workload has the same name or the
+ * same job (kind, namespace, name). Records an event.
+ */
+int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, gq_error *err);
+
+/*
+ * Replace a live workload's spec for apply: unchanged when spec is identical;
+ * configured (spec, requests, queue and priority rewritten) when the workload
+ * is still pending; GQ_ECONFLICT when it holds quota or has ended.
+ */
+int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
+                              enum gq_put_result *result, gq_error *err);
+
+/*
+ * Find the live workload of a job (kind, namespace, job name); fills uid_out
+ * and spec_out (malloc'd, may be NULL to skip). GQ_ENOTFOUND if none.
+ */
+int gq__store_find_job(struct gq_store *st, const char *kind, const char *ns,
+                       const char *job_name, char **name_out, char **spec_out, gq_error *err);
+
+/*
+ * Cancel a live workload named by its workload name or its job name in ns:
+ * pending, reserved or admitted ones become cancelled and their quota rows go,
+ * in one statement guarded by the state, so quota is released exactly once.
+ * *name_out gets the workload name (malloc'd), *from_state the state it left.
+ * GQ_ENOTFOUND if no live workload matches; GQ_ECONFLICT if it already ended.
+ */
+int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *name,
+                              int64_t now_ms, char **name_out, char **from_state,
+                              gq_error *err);
+
+/* Record an event (append-only history). */
+int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,
+                    const char *uid, const char *type, const char *reason, const char *message,
+                    const char *from_state, const char *to_state, int64_t now_ms,
+                    gq_error *err);
+
+/* ------------------------------------------------------------------ reads */
+
+/*
+ * Run a read-only query built by the caller (static SQL text; values only
+ * through the bound text parameters) and call row() for each result row with
+ * its column values as text (NULL for SQL NULL). Used by the listing code so
+ * that it needs no SQLite types. Stops and returns row()'s value if non-zero.
+ */
+typedef int (*gq__row_fn)(int ncols, const char *const *values, void *payload);
+int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+                    gq__row_fn row, void *payload, gq_error *err);
+
+#endif

@@ -1,0 +1,392 @@
+/*
+ * store_workloads.c: workload rows, their per-pod-set requests, the quota
+ * they hold, and the state changes users make directly (cancel).
+ *
+ * Invariants:
+ *  - a live workload (state <> 'cancelled') is unique by name and by job in
+ *    its namespace (partial unique indexes in the schema);
+ *  - `usage` rows exist exactly while a workload is reserved, admitted or
+ *    running; every transition out of those states deletes them in the same
+ *    transaction as the state change, and that change is a guarded UPDATE
+ *    (`WHERE state IN (...)`), so quota is released exactly once;
+ *  - every state change appends an event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store_int.h"
+#include "util.h"
+
+/* States in which a workload may still be cancelled by its user. */
+#define CANCELLABLE "('pending', 'reserved', 'admitted', 'running', 'evicted', 'deactivated')"
+
+static bool is_gpu_resource(const char *name)
+{
+    size_t n = strlen(name);
+
+    return n >= 4 && strcmp(name + n - 4, "/gpu") == 0;
+}
+
+static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
+{
+    size_t p, r;
+    int64_t v;
+
+    *pods = 0;
+    *gpus = 0;
+    for (p = 0; p < wl->npodsets; p++) {
+        *pods += wl->podsets[p].count;
+        for (r = 0; r < wl->podsets[p].nrequests; r++) {
+            const struct gq_request *rq = &wl->podsets[p].requests[r];
+
+            if (is_gpu_resource(rq->resource) && gq_quantity_value(&v, &rq->per_pod) == GQ_OK)
+                *gpus += v * wl->podsets[p].count;
+        }
+    }
+}
+
+static int insert_requests(struct gq_store *st, int64_t id, const struct gq_workload *wl,
+                           gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO podset_requests(workload_id, podset, name, count, min_count, resource, "
+        "amount, amount_text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    char text[GQ_QUANTITY_BUFSIZE];
+    sqlite3_stmt *stmt;
+    size_t p, r;
+    int64_t v;
+    int rc;
+
+    for (p = 0; p < wl->npodsets; p++) {
+        const struct gq_podset *ps = &wl->podsets[p];
+
+        for (r = 0; r < ps->nrequests; r++) {
+            if (!(stmt = gq__store_stmt(st, sql, err)))
+                return err ? err->code : GQ_EIO;
+            if (gq_quantity_resource_value(&v, ps->requests[r].resource,
+                                           &ps->requests[r].per_pod) != GQ_OK)
+                v = INT64_MAX;
+            gq_quantity_format(text, sizeof(text), &ps->requests[r].per_pod);
+            sqlite3_bind_int64(stmt, 1, id);
+            sqlite3_bind_int64(stmt, 2, (int64_t)p);
+            gq__bind_text(stmt, 3, ps->name);
+            sqlite3_bind_int64(stmt, 4, ps->count);
+            if (ps->has_min_count)
+                sqlite3_bind_int64(stmt, 5, ps->min_count);
+            gq__bind_text(stmt, 6, ps->requests[r].resource);
+            sqlite3_bind_int64(stmt, 7, v);
+            sqlite3_bind_text(stmt, 8, text, -1, SQLITE_TRANSIENT);
+            if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+                return rc;
+        }
+    }
+    return GQ_OK;
+}
+
+/* Usage rows of an imported admission: resource totals per assigned flavor. */
+static int insert_usage(struct gq_store *st, int64_t id, const struct gq_workload *wl,
+                        gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO usage(workload_id, cluster_queue, flavor, resource, amount) "
+        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(workload_id, flavor, resource) "
+        "DO UPDATE SET amount = amount + excluded.amount";
+    const struct gq_podset_assignment *a;
+    sqlite3_stmt *stmt;
+    gq_quantity q;
+    size_t i, j, k;
+    int64_t v;
+    int rc;
+
+    for (i = 0; i < wl->nassignments; i++) {
+        a = &wl->assignments[i];
+        for (j = 0; j < a->usage.n; j++) {
+            const char *flavor = NULL;
+
+            for (k = 0; k < a->flavors.n; k++)
+                if (strcmp(a->flavors.v[k].key, a->usage.v[j].key) == 0)
+                    flavor = a->flavors.v[k].value;
+            if (!flavor)
+                continue; /* Kueue lists a flavor for every resource it accounts */
+            if (gq_quantity_parse(&q, a->usage.v[j].value, strlen(a->usage.v[j].value), err) ||
+                gq_quantity_resource_value(&v, a->usage.v[j].key, &q))
+                return gq__error(err, GQ_EINVALID, "status.admission: bad usage \"%s\"",
+                                 a->usage.v[j].value);
+            if (!(stmt = gq__store_stmt(st, sql, err)))
+                return err ? err->code : GQ_EIO;
+            sqlite3_bind_int64(stmt, 1, id);
+            gq__bind_text(stmt, 2, wl->admitted_cq);
+            gq__bind_text(stmt, 3, flavor);
+            gq__bind_text(stmt, 4, a->usage.v[j].key);
+            sqlite3_bind_int64(stmt, 5, v);
+            if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+                return rc;
+        }
+    }
+    return GQ_OK;
+}
+
+/* Name of a live workload clashing with w by name or by job, or NULL. */
+static char *clash(struct gq_store *st, const struct gq_wl_write *w, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT name FROM workloads WHERE namespace = ?1 AND state <> 'cancelled' AND "
+        "(name = ?2 OR (job_kind = ?3 AND job_name = ?4)) LIMIT 1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    char *name = NULL;
+
+    if (!stmt)
+        return NULL;
+    gq__bind_text(stmt, 1, w->obj->meta.namespace);
+    gq__bind_text(stmt, 2, w->name);
+    gq__bind_text(stmt, 3, w->obj->u.wl.job_kind);
+    gq__bind_text(stmt, 4, w->obj->u.wl.job_name);
+    if (sqlite3_step(stmt) == SQLITE_ROW)
+        name = gq__strdup((const char *)sqlite3_column_text(stmt, 0));
+    sqlite3_reset(stmt);
+    return name;
+}
+
+static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w)
+{
+    const struct gq_workload *wl = &w->obj->u.wl;
+    int64_t pods, gpus, queued = w->obj->meta.created_ms ? w->obj->meta.created_ms : w->now_ms;
+    bool admitted = strcmp(w->state, "admitted") == 0, finished = strcmp(w->state, "finished") == 0;
+
+    totals(wl, &pods, &gpus);
+    gq__bind_text(stmt, 1, w->uid);
+    gq__bind_text(stmt, 2, w->obj->meta.namespace);
+    gq__bind_text(stmt, 3, w->name);
+    gq__bind_text(stmt, 4, wl->job_kind);
+    gq__bind_text(stmt, 5, wl->job_name);
+    gq__bind_text(stmt, 6, wl->queue);
+    gq__bind_text(stmt, 7, admitted || finished ? wl->admitted_cq : NULL);
+    gq__bind_text(stmt, 8, wl->priority_class);
+    sqlite3_bind_int64(stmt, 9, w->priority);
+    sqlite3_bind_int(stmt, 10, wl->active ? 1 : 0);
+    gq__bind_text(stmt, 11, w->state);
+    gq__bind_text(stmt, 12, w->reason);
+    gq__bind_text(stmt, 13, w->message);
+    sqlite3_bind_int64(stmt, 14, pods);
+    sqlite3_bind_int64(stmt, 15, gpus);
+    gq__bind_text(stmt, 16, w->spec);
+    gq__bind_text(stmt, 17, w->admission);
+    sqlite3_bind_int64(stmt, 18, queued);
+    sqlite3_bind_int64(stmt, 19, w->now_ms);
+    if (admitted || finished)
+        sqlite3_bind_int64(stmt, 20, w->now_ms);
+    if (finished)
+        sqlite3_bind_int64(stmt, 21, w->now_ms);
+    return GQ_OK;
+}
+
+int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
+        "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
+        "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18, ?19, ?19, ?20, ?21)";
+    sqlite3_stmt *stmt;
+    char *other;
+    int64_t id;
+    int rc;
+
+    if ((other = clash(st, w, err)) != NULL) {
+        rc = gq__error(err, GQ_EEXISTS, "workload \"%s\" for %s \"%s/%s\" already exists", other,
+                       w->obj->u.wl.job_kind, w->obj->meta.namespace, w->obj->u.wl.job_name);
+        free(other);
+        return rc;
+    }
+    if (!(stmt = gq__store_stmt(st, sql, err)))
+        return err ? err->code : GQ_EIO;
+    bind_workload(stmt, w);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        return rc;
+    id = sqlite3_last_insert_rowid(st->db);
+    if ((rc = insert_requests(st, id, &w->obj->u.wl, err)) != GQ_OK)
+        return rc;
+    if (strcmp(w->state, "admitted") == 0 && (rc = insert_usage(st, id, &w->obj->u.wl, err)))
+        return rc;
+    return gq__store_event(st, "Workload", w->obj->meta.namespace, w->name, w->uid, "Normal",
+                           strcmp(w->state, "pending") == 0 ? "Submitted" : "Imported",
+                           w->message, NULL, w->state, w->now_ms, err);
+}
+
+/* The live workload named name (workload or job name) in ns: id, name, state, uid. */
+struct live {
+    int64_t id;
+    char *name;
+    char *state;
+    char *uid;
+    char *spec;
+};
+
+static void live_free(struct live *l)
+{
+    free(l->name);
+    free(l->state);
+    free(l->uid);
+    free(l->spec);
+}
+
+static int find_live(struct gq_store *st, const char *ns, const char *name, const char *job_kind,
+                     struct live *out, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT id, name, state, uid, spec FROM workloads WHERE namespace = ?1 AND "
+        "state <> 'cancelled' AND (name = ?2 OR (job_name = ?2 AND (?3 IS NULL OR job_kind = ?3)))"
+        " ORDER BY name = ?2 DESC LIMIT 1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    gq__bind_text(stmt, 1, ns);
+    gq__bind_text(stmt, 2, name);
+    gq__bind_text(stmt, 3, job_kind);
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(stmt, 0);
+        out->name = gq__strdup((const char *)sqlite3_column_text(stmt, 1));
+        out->state = gq__strdup((const char *)sqlite3_column_text(stmt, 2));
+        out->uid = gq__strdup((const char *)sqlite3_column_text(stmt, 3));
+        out->spec = gq__strdup((const char *)sqlite3_column_text(stmt, 4));
+    }
+    sqlite3_reset(stmt);
+    if (rc == SQLITE_ROW)
+        return out->name && out->state && out->uid && out->spec
+                   ? GQ_OK
+                   : gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "read");
+    return gq__error(err, GQ_ENOTFOUND, "workload \"%s\" not found in namespace \"%s\"", name,
+                     ns);
+}
+
+int gq__store_find_job(struct gq_store *st, const char *kind, const char *ns,
+                       const char *job_name, char **name_out, char **spec_out, gq_error *err)
+{
+    struct live l;
+    int rc = find_live(st, ns, job_name, kind, &l, err);
+
+    if (rc == GQ_OK) {
+        if (name_out) {
+            *name_out = l.name;
+            l.name = NULL;
+        }
+        if (spec_out) {
+            *spec_out = l.spec;
+            l.spec = NULL;
+        }
+    }
+    live_free(&l);
+    return rc;
+}
+
+int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
+                              enum gq_put_result *result, gq_error *err)
+{
+    static const char del_sql[] = "DELETE FROM podset_requests WHERE workload_id = ?1";
+    static const char upd_sql[] =
+        "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
+        "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
+        "updated_at = ?11 WHERE id = ?1 AND state = 'pending'";
+    const struct gq_workload *wl = &w->obj->u.wl;
+    sqlite3_stmt *stmt;
+    int64_t pods, gpus;
+    struct live l;
+    int rc;
+
+    if ((rc = find_live(st, w->obj->meta.namespace, wl->job_name, wl->job_kind, &l, err)))
+        return rc;
+    if (strcmp(l.spec, w->spec) == 0) {
+        *result = GQ_PUT_UNCHANGED;
+        goto out;
+    }
+    if (strcmp(l.state, "pending") != 0) {
+        rc = gq__error(err, GQ_ECONFLICT,
+                       "workload \"%s\" is %s: its pod sets can no longer change", l.name,
+                       l.state);
+        goto out;
+    }
+    totals(wl, &pods, &gpus);
+    if (!(stmt = gq__store_stmt(st, upd_sql, err))) {
+        rc = err ? err->code : GQ_EIO;
+        goto out;
+    }
+    sqlite3_bind_int64(stmt, 1, l.id);
+    gq__bind_text(stmt, 2, wl->queue);
+    gq__bind_text(stmt, 3, wl->priority_class);
+    sqlite3_bind_int64(stmt, 4, w->priority);
+    sqlite3_bind_int(stmt, 5, wl->active ? 1 : 0);
+    gq__bind_text(stmt, 6, w->reason);
+    gq__bind_text(stmt, 7, w->message);
+    sqlite3_bind_int64(stmt, 8, pods);
+    sqlite3_bind_int64(stmt, 9, gpus);
+    gq__bind_text(stmt, 10, w->spec);
+    sqlite3_bind_int64(stmt, 11, w->now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        goto out;
+    if (!(stmt = gq__store_stmt(st, del_sql, err))) {
+        rc = err ? err->code : GQ_EIO;
+        goto out;
+    }
+    sqlite3_bind_int64(stmt, 1, l.id);
+    if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK &&
+        (rc = insert_requests(st, l.id, wl, err)) == GQ_OK)
+        rc = gq__store_event(st, "Workload", w->obj->meta.namespace, l.name, l.uid, "Normal",
+                             "Configured", NULL, NULL, NULL, w->now_ms, err);
+    *result = GQ_PUT_CONFIGURED;
+out:
+    live_free(&l);
+    return rc;
+}
+
+int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *name,
+                              int64_t now_ms, char **name_out, char **from_state, gq_error *err)
+{
+    static const char upd_sql[] = "UPDATE workloads SET state = 'cancelled', reason = NULL, "
+                                  "message = NULL, updated_at = ?2, finished_at = ?2 "
+                                  "WHERE id = ?1 AND state IN " CANCELLABLE;
+    static const char usage_sql[] = "DELETE FROM usage WHERE workload_id = ?1";
+    sqlite3_stmt *stmt;
+    struct live l;
+    int rc;
+
+    if ((rc = find_live(st, ns, name, NULL, &l, err)) != GQ_OK)
+        return rc;
+    if (!(stmt = gq__store_stmt(st, upd_sql, err))) {
+        rc = err ? err->code : GQ_EIO;
+        goto out;
+    }
+    sqlite3_bind_int64(stmt, 1, l.id);
+    sqlite3_bind_int64(stmt, 2, now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        goto out;
+    if (sqlite3_changes(st->db) == 0) {
+        rc = gq__error(err, GQ_ECONFLICT, "workload \"%s\" has already %s", l.name, l.state);
+        goto out;
+    }
+    /* Only the transition above releases quota, so it is released once. */
+    if (!(stmt = gq__store_stmt(st, usage_sql, err))) {
+        rc = err ? err->code : GQ_EIO;
+        goto out;
+    }
+    sqlite3_bind_int64(stmt, 1, l.id);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        goto out;
+    rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Cancelled",
+                         "cancelled by the user", l.state, "cancelled", now_ms, err);
+    if (rc == GQ_OK) {
+        *name_out = l.name;
+        *from_state = l.state;
+        l.name = l.state = NULL;
+    }
+out:
+    live_free(&l);
+    return rc;
+}

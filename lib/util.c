@@ -1,0 +1,171 @@
+/*
+ * util.c: the clock, UIDs (libuuid: this is its only includer), random
+ * suffixes, SHA-1 (FIPS 180-4, written out because Kueue's names need it and
+ * no chosen dependency offers it), and Kueue's workload names.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uuid.h>
+
+#include "util.h"
+
+int64_t gq__now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void gq__uid_new(char out[37])
+{
+    uuid_t u;
+
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, out);
+}
+
+void gq__random_suffix(char *out, size_t n)
+{
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    uuid_t u;
+    size_t i;
+
+    /* uuid_generate_random reads the kernel's CSPRNG; 16 bytes per call. */
+    for (i = 0; i < n; i++) {
+        if (i % sizeof(u) == 0)
+            uuid_generate_random(u);
+        out[i] = alphabet[u[i % sizeof(u)] % (sizeof(alphabet) - 1)];
+    }
+    out[n] = '\0';
+}
+
+/* ------------------------------------------------------------------ SHA-1 */
+
+struct sha1 {
+    uint32_t h[5];
+    uint64_t len;         /* bytes hashed so far */
+    unsigned char buf[64];
+    size_t nbuf;
+};
+
+static uint32_t rol(uint32_t x, int n)
+{
+    return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_block(struct sha1 *s, const unsigned char *p)
+{
+    uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f, k, t;
+    int i;
+
+    for (i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (i = 16; i < 80; i++)
+        w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    for (i = 0; i < 80; i++) {
+        if (i < 20) {
+            f = (b & c) | (~b & d);
+            k = 0x5A827999;
+        } else if (i < 40) {
+            f = b ^ c ^ d;
+            k = 0x6ED9EBA1;
+        } else if (i < 60) {
+            f = (b & c) | (b & d) | (c & d);
+            k = 0x8F1BBCDC;
+        } else {
+            f = b ^ c ^ d;
+            k = 0xCA62C1D6;
+        }
+        t = rol(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = rol(b, 30);
+        b = a;
+        a = t;
+    }
+    s->h[0] += a;
+    s->h[1] += b;
+    s->h[2] += c;
+    s->h[3] += d;
+    s->h[4] += e;
+}
+
+static void sha1_update(struct sha1 *s, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+
+    s->len += len;
+    while (len > 0) {
+        size_t take = 64 - s->nbuf < len ? 64 - s->nbuf : len;
+
+        memcpy(s->buf + s->nbuf, p, take);
+        s->nbuf += take;
+        p += take;
+        len -= take;
+        if (s->nbuf == 64) {
+            sha1_block(s, s->buf);
+            s->nbuf = 0;
+        }
+    }
+}
+
+void gq__sha1_hex(char out[41], const void *data, size_t len)
+{
+    struct sha1 s = {{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0}, 0, {0}, 0};
+    uint64_t bits;
+    unsigned char tail[8];
+    int i;
+
+    sha1_update(&s, data, len);
+    bits = s.len * 8;
+    sha1_update(&s, "\x80", 1);
+    while (s.nbuf != 56)
+        sha1_update(&s, "", 1);
+    for (i = 0; i < 8; i++)
+        tail[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha1_update(&s, tail, 8);
+    for (i = 0; i < 5; i++)
+        snprintf(out + 8 * i, 9, "%08x", (unsigned int)s.h[i]);
+}
+
+/* ------------------------------------------------------------------ names */
+
+#define WL_NAME_MAX_PREFIX (253 - 1 - 5)
+
+char *gq__workload_name(const char *kind, const char *group, const char *name, const char *uid)
+{
+    size_t klen = strlen(kind), glen = strlen(group), nlen = strlen(name), ulen = strlen(uid);
+    size_t plen = klen + 1 + nlen, i;
+    char hex[41], *in, *out;
+
+    in = malloc(klen + glen + nlen + ulen + 4);
+    out = malloc((plen < WL_NAME_MAX_PREFIX ? plen : WL_NAME_MAX_PREFIX) + 7);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return NULL;
+    }
+    sprintf(in, "%s\n%s\n%s\n%s", kind, group, name, uid);
+    gq__sha1_hex(hex, in, strlen(in));
+    free(in);
+    for (i = 0; i < klen; i++)
+        out[i] = (char)tolower((unsigned char)kind[i]);
+    out[klen] = '-';
+    memcpy(out + klen + 1, name, nlen);
+    if (plen > WL_NAME_MAX_PREFIX)
+        plen = WL_NAME_MAX_PREFIX;
+    out[plen] = '-';
+    memcpy(out + plen + 1, hex, 5);
+    out[plen + 6] = '\0';
+    return out;
+}
+
+char *gq__strdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}

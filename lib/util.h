@@ -1,0 +1,38 @@
+/*
+ * util.h: small helpers shared inside libgpuqueue: the clock, UIDs, random
+ * name suffixes, SHA-1 for Kueue's deterministic names, and a growable
+ * string buffer. Internal.
+ */
+#ifndef GQ_UTIL_H
+#define GQ_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
+int64_t gq__now_ms(void);
+
+/* A new random RFC 4122 UID, lowercase, into out (37 bytes with the NUL). */
+void gq__uid_new(char out[37]);
+
+/*
+ * n random characters from Kubernetes' generateName alphabet
+ * ("bcdfghjklmnpqrstvwxz2456789"), as the API server appends them.
+ */
+void gq__random_suffix(char *out, size_t n);
+
+/* SHA-1 of data, as 40 lowercase hex digits plus NUL. */
+void gq__sha1_hex(char out[41], const void *data, size_t len);
+
+/*
+ * Kueue's workload name for a job (jobframework GetWorkloadNameForOwnerWithGVK):
+ * lower(kind) "-" name, cut to 247 characters, then "-" and the first five hex
+ * digits of sha1(kind "\n" group "\n" name "\n" uid). Returns malloc'd text or NULL.
+ */
+char *gq__workload_name(const char *kind, const char *group, const char *name, const char *uid);
+
+/* strdup that accepts NULL. */
+char *gq__strdup(const char *s);
+
+#endif

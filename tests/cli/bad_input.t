@@ -1,0 +1,74 @@
+# Issue 2, acceptance check 4: bad input to `gpuq submit -f` gives one precise
+# line, exit status 1, and leaves the database exactly as it was. Each file
+# holds a valid job first, so a half-written input would show.
+$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
+$ gpuq list -A -o json
+= before
+$ gpuq submit -f $DATA/bad/unknown-queue.yaml
+!~ error: \S*/unknown-queue\.yaml: document 2 \(Job default/other-job\): localqueue "no-such-queue" not found in namespace "default"
+? 1
+$ gpuq list -A -o json
+== before
+$ gpuq submit -f $DATA/bad/bad-quantity.yaml
+!~ error: \S*/bad-quantity\.yaml: document 2 \(Job default/bad-quantity\): spec\.template\.spec\.containers\[0\]\.resources\.requests\.cpu: .*"1\.1\.M".*
+? 1
+$ gpuq list -A -o json
+== before
+$ gpuq submit -f $DATA/bad/bad-name.yaml
+!~ error: \S*/bad-name\.yaml: document 2 \(Job default/Bad_Name\): metadata\.name: invalid value "Bad_Name": .*
+? 1
+$ gpuq list -A -o json
+== before
+$ gpuq submit -f $DATA/bad/alias-bomb.yaml
+!~ error: \S*/alias-bomb\.yaml: .*(anchor|alias).*
+? 1
+$ gpuq list -A -o json
+== before
+$ python3 -c 'print("apiVersion: batch/v1\nkind: Job\nmetadata: " + "[" * 100000 + "]" * 100000)' > deep.yaml; gpuq submit -f deep.yaml
+!~ error: deep\.yaml: .*(deep|depth|nest).*
+? 1
+$ gpuq list -A -o json
+== before
+$ gpuq submit -f $DATA/bad/negative-gpu.yaml
+!~ error: \S*/negative-gpu\.yaml: document 2 \(Job default/negative-gpu\): spec\.template\.spec\.containers\[0\]\.resources\.requests\.nvidia\.com/gpu: invalid value "-1": must be greater than or equal to 0
+? 1
+$ gpuq list -A -o json
+== before
+$ gpuq submit -f $DATA/bad/truncated.yaml
+!~ error: \S*/truncated\.yaml: line \d+, column \d+: .*
+? 1
+$ gpuq list -A -o json
+== before
+# The same flags, from the command line.
+$ gpuq submit --queue dws-local-queue --gpus -1
+! error: --gpus: invalid value "-1": must be greater than or equal to 0
+? 1
+$ gpuq submit --queue dws-local-queue --cpu 1.1.M
+!~ error: --cpu: .*"1\.1\.M".*
+? 1
+$ gpuq submit --queue dws-local-queue --name Bad_Name
+!~ error: --name: invalid value "Bad_Name": .*
+? 1
+$ gpuq submit --queue no-such-queue
+!~ error: .*localqueue "no-such-queue" not found in namespace "default"
+? 1
+$ gpuq list -A -o json
+== before
+# apply accepts a Job for a missing queue as pending, as Kueue does.
+$ gpuq apply -f $DATA/bad/unknown-queue.yaml
+> job.batch/good-job created
+> job.batch/other-job created (pending: LocalQueue no-such-queue doesn't exist)
+$ gpuq list --no-headers -o wide
+~ job-good-job-[0-9a-f]{5} +job +good-job +dws-local-queue +dws-cluster-queue +PENDING +0 +\d+s +0 +1 +1
+~ job-other-job-[0-9a-f]{5} +job +other-job +no-such-queue +PENDING +0 +\d+s +0 +1 +1 +LocalQueue no-such-queue doesn't exist
+# Usage errors exit 2.
+$ gpuq list --status bogus
+!~ error: invalid --status "bogus".*
+? 2
+$ gpuq frobnicate
+! error: unknown command "frobnicate" for "gpuq"
+! Run 'gpuq --help' for usage.
+? 2
+$ gpuq list -o xml
+!~ error: unable to match a printer suitable for the output format "xml".*
+? 2

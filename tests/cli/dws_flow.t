@@ -1,0 +1,50 @@
+# Issue 2, acceptance check 3: GKE's DWS queues; the sample job waits in
+# dws-local-queue; cancel ends it without touching quota; applying the same
+# file again changes nothing.
+$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+> resourceflavor/default-flavor created
+> admissioncheck/dws-prov created
+> provisioningrequestconfig/dws-config created
+> clusterqueue/dws-cluster-queue created
+> localqueue/dws-local-queue created
+$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+> resourceflavor/default-flavor unchanged
+> admissioncheck/dws-prov unchanged
+> provisioningrequestconfig/dws-config unchanged
+> clusterqueue/dws-cluster-queue unchanged
+> localqueue/dws-local-queue unchanged
+$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+~ job-sample-job-[0-9a-f]{5}
+# The same job again is refused: it exists.
+$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+!~ error: .*job "default/sample-job" already exists \(workload job-sample-job-[0-9a-f]{5}\)
+? 1
+$ gpuq list
+~ NAME +JOB TYPE +JOB NAME +LOCALQUEUE +CLUSTERQUEUE +STATUS +POSITION IN QUEUE +EXEC TIME +AGE
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +\d+s
+$ gpuq list -o json | python3 -c 'import json,sys; w=json.load(sys.stdin)["items"][0]; print(w["kind"], w["spec"]["queueName"], w["status"]["gpuq"]["state"], w["spec"]["podSets"][0]["count"])'
+> Workload dws-local-queue pending 1
+$ gpuq list -A -o wide --no-headers
+~ default +job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +\d+s +0 +1 +1
+$ gpuq list clusterqueues
+~ NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +ACTIVE +AGE
+~ dws-cluster-queue +1 +0 +True +\d+s
+$ gpuq list localqueues -o name
+> localqueue.kueue.x-k8s.io/dws-local-queue
+$ gpuq cancel sample-job
+~ workload/job-sample-job-[0-9a-f]{5} cancelled
+$ gpuq list
+! No resources found in default namespace.
+$ gpuq list --status cancelled --no-headers
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +CANCELLED +\d+s
+$ gpuq list clusterqueues --no-headers
+~ dws-cluster-queue +0 +0 +True +\d+s
+# Quota untouched: nothing is reserved or admitted in the queue.
+$ gpuq list clusterqueues -o json | python3 -c 'import json,sys; q=json.load(sys.stdin)["items"][0]["status"]; print(q["pendingWorkloads"], q["reservingWorkloads"], q["admittedWorkloads"])'
+> 0 0 0
+$ gpuq cancel sample-job
+! error: workload "sample-job" not found in namespace "default"
+? 1
+# Its name is free again once cancelled.
+$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+~ job-sample-job-[0-9a-f]{5}
