@@ -98,30 +98,57 @@ int cmd_version(struct global *g, int argc, char **argv)
     return EXIT_SUCCESS;
 }
 
+/*
+ * Index of the command word, past global flags that may come first
+ * ("gpuq --db x -n ns list"), or argc if there is none. Flags that take a
+ * value in the next word are skipped with it.
+ */
+static int command_index(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--db", "-n", "--namespace", "-o", "--output",
+                                             "--color", NULL};
+    int i, k;
+
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return argc;
+        for (k = 0; with_value[k]; k++)
+            if (strcmp(argv[i], with_value[k]) == 0)
+                break;
+        if (with_value[k])
+            i++;
+    }
+    return i;
+}
+
 int main(int argc, char **argv)
 {
     static char stdout_buf[1 << 16];
     struct global g;
     const struct command *c;
-    int rc;
+    int ci, rc;
 
     setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
     memset(&g, 0, sizeof(g));
-    if (argc < 2) {
+    ci = command_index(argc, argv);
+    if (ci >= argc) {
+        for (ci = 1; ci < argc; ci++)
+            if (strcmp(argv[ci], "-h") == 0 || strcmp(argv[ci], "--help") == 0) {
+                usage_all(stdout);
+                return EXIT_SUCCESS;
+            } else if (strcmp(argv[ci], "--version") == 0) {
+                return cmd_version(&g, 0, argv + argc);
+            }
         usage_all(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        usage_all(stdout);
-        return EXIT_SUCCESS;
-    }
-    if (strcmp(argv[1], "--version") == 0)
-        return cmd_version(&g, 0, argv + 2);
-    if (!(c = find_command(argv[1]))) {
+    if (!(c = find_command(argv[ci]))) {
         fprintf(stderr, "error: unknown command \"%s\" for \"gpuq\"\n"
-                        "Run 'gpuq --help' for usage.\n", argv[1]);
+                        "Run 'gpuq --help' for usage.\n", argv[ci]);
         return EXIT_USAGE;
     }
+    /* The command sees the global flags that came before it, then its own words. */
+    memmove(argv + 2, argv + 1, (size_t)(ci - 1) * sizeof(*argv));
     rc = c->run(&g, argc - 2, argv + 2);
     if (fflush(stdout) != 0 && rc == EXIT_SUCCESS) {
         perror("error: writing output");

@@ -6,8 +6,7 @@
  * well under 50 ms. Reports the first run (what one gpuq invocation pays,
  * page faults included) and the best of several, in milliseconds.
  *
- * Not wired into CMake (tests/bench has no CMakeLists.txt yet); build with
- *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o table_bench tests/bench/table_bench.c
+ * Built by tests/bench/CMakeLists.txt and run by tests/bench/run.sh.
  */
 #include "../../cli/table.c"
 #include "../../cli/term.c"

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""gpuq's speed targets (issue 2), measured as medians of several runs on the
+release build, each on a fresh database file with synchronous=FULL:
+
+  submit loop   `gpuq submit --queue ...` once per job from a shell loop (sh, and bash);
+                target >= 1,000 jobs/s
+  submit -f     one file holding 100,000 Jobs; target < 2 s
+  list -A       100,000 workloads as a table to /dev/null; target < 300 ms
+  list -A (1)   one workload; target < 5 ms
+  cancel        one job; target < 5 ms
+
+Per-command times for the last three are a shell loop of K invocations
+divided by K, so they include the shell's fork and exec (about 0.6 ms here):
+what a user's loop would see. Usage: bench.py BUILD_DIR [--quick]
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = sys.argv[1]
+QUICK = "--quick" in sys.argv
+GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
+RUNS = 3 if QUICK else 5
+
+QUEUES = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: 1000}
+      - {name: memory, nominalQuota: 4Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 64}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+"""
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-{i}
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: q
+spec:
+  parallelism: 1
+  completions: 1
+  suspend: true
+  template:
+    spec:
+      containers:
+      - name: main
+        image: busybox
+        args: ["sleep", "60"]
+        resources:
+          requests:
+            cpu: "100m"
+            memory: "100Mi"
+            nvidia.com/gpu: 1
+          limits:
+            nvidia.com/gpu: 1
+      restartPolicy: Never
+---
+"""
+
+
+def fresh_db(tmp, name):
+    db = os.path.join(tmp, name)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    run(db, "apply", "-f", "-", stdin=QUEUES)
+    return db
+
+
+def run(db, *args, stdin=None):
+    p = subprocess.run([GPUQ, "--db", db, *args], input=stdin, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"gpuq {' '.join(args)} failed: {p.stderr}")
+    return p
+
+
+def timed_shell(script, env):
+    t = time.perf_counter()
+    subprocess.run(["sh", "-c", script], env=env, check=True)
+    return time.perf_counter() - t
+
+
+def median_report(name, values, unit, target):
+    m = statistics.median(values)
+    runs = ", ".join(f"{v:.4g}" for v in values)
+    print(f"{name:<34} median {m:.4g} {unit:<8} (runs: {runs}; target {target})", flush=True)
+    return m
+
+
+def bench_submit_loop(tmp, shell, n):
+    rates = []
+    for r in range(RUNS):
+        db = fresh_db(tmp, f"loop-{shell}.db")
+        env = dict(os.environ, GPUQ=GPUQ, DB=db)
+        script = (f'i=0; while [ $i -lt {n} ]; do "$GPUQ" --db "$DB" submit --queue q '
+                  f'--name "j$i" --gpus 1 >/dev/null; i=$((i+1)); done')
+        t = time.perf_counter()
+        subprocess.run([shell, "-c", script], env=env, check=True)
+        rates.append(n / (time.perf_counter() - t))
+    median_report(f"submit loop ({shell}, {n} jobs)", rates, "jobs/s", ">= 1000")
+
+
+def bench_submit_file(tmp, n):
+    path = os.path.join(tmp, "jobs.yaml")
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write(JOB.format(i=i))
+    times = []
+    for r in range(RUNS):
+        db = fresh_db(tmp, "file.db")
+        t = time.perf_counter()
+        subprocess.run([GPUQ, "--db", db, "submit", "-f", path], stdout=subprocess.DEVNULL,
+                       check=True)
+        times.append(time.perf_counter() - t)
+    median_report(f"submit -f ({n} jobs, {os.path.getsize(path) >> 20} MiB)", times, "s",
+                  "< 2 s")
+    return db
+
+
+def bench_per_command(db, args, k, name, target):
+    env = dict(os.environ, GPUQ=GPUQ, DB=db)
+    per = []
+    for r in range(RUNS):
+        script = (f'i=0; while [ $i -lt {k} ]; do "$GPUQ" --db "$DB" {args} >/dev/null; '
+                  f'i=$((i+1)); done')
+        per.append(timed_shell(script, env) * 1000 / k)
+    median_report(name, per, "ms", target)
+
+
+def bench_cancel(tmp, k):
+    per = []
+    for r in range(RUNS):
+        db = fresh_db(tmp, "cancel.db")
+        env = dict(os.environ, GPUQ=GPUQ, DB=db)
+        subprocess.run(["sh", "-c", f'i=0; while [ $i -lt {k} ]; do "$GPUQ" --db "$DB" submit '
+                        f'--queue q --name "c$i" >/dev/null; i=$((i+1)); done'], env=env,
+                       check=True)
+        script = (f'i=0; while [ $i -lt {k} ]; do "$GPUQ" --db "$DB" cancel "c$i" >/dev/null; '
+                  f'i=$((i+1)); done')
+        per.append(timed_shell(script, env) * 1000 / k)
+    median_report("cancel (one job)", per, "ms", "< 5 ms")
+
+
+def main():
+    print(f"gpuq benchmarks: {GPUQ}, {RUNS} runs each, medians", flush=True)
+    with tempfile.TemporaryDirectory(prefix="gpuq-bench-", dir=os.environ.get("TMPDIR")) as tmp:
+        n = 1000 if QUICK else 2000
+        bench_submit_loop(tmp, "sh", n)
+        if shutil.which("bash"):
+            bench_submit_loop(tmp, "bash", n)
+        db = bench_submit_file(tmp, 20000 if QUICK else 100000)
+        bench_per_command(db, "list -A", 3, "list -A (100,000 workloads)"
+                          if not QUICK else "list -A (20,000 workloads)", "< 300 ms")
+        one = fresh_db(tmp, "one.db")
+        run(one, "submit", "--queue", "q", "--name", "only", "--gpus", "1")
+        bench_per_command(one, "list -A", 200, "list -A (1 workload)", "< 5 ms")
+        bench_cancel(tmp, 200)
+    table = os.path.join(BUILD, "tests", "bench", "table_bench")
+    if os.path.exists(table):
+        subprocess.run([table], check=False)
+
+
+if __name__ == "__main__":
+    main()
