@@ -16,6 +16,7 @@ struct gq_store {
     sqlite3 *db;   /* one connection, used by one thread at a time */
     char *path;    /* as opened, for messages */
     bool readonly; /* opened SQLITE_OPEN_READONLY */
+    int wal_frames; /* frames in the WAL after our last commit (the WAL hook) */
     int nstmts;
     struct {
         const char *sql; /* static text: the cache key is its address */

@@ -127,24 +127,33 @@ static int insert_usage(struct gq_store *st, int64_t id, const struct gq_workloa
     return GQ_OK;
 }
 
-/* Name of a live workload clashing with w by name or by job, or NULL. */
+/*
+ * The name of a live workload clashing with w by name or by job, or NULL.
+ * Two exact lookups, one per partial unique index: an OR of the two would
+ * make SQLite scan the namespace, which turns a bulk submit quadratic.
+ */
 static char *clash(struct gq_store *st, const struct gq_wl_write *w, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT name FROM workloads WHERE namespace = ?1 AND state <> 'cancelled' AND "
-        "(name = ?2 OR (job_kind = ?3 AND job_name = ?4)) LIMIT 1";
-    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    static const char by_name[] = "SELECT name FROM workloads WHERE namespace = ?1 AND "
+                                  "name = ?2 AND state <> 'cancelled'";
+    static const char by_job[] = "SELECT name FROM workloads WHERE namespace = ?1 AND "
+                                 "job_kind = ?3 AND job_name = ?4 AND state <> 'cancelled'";
+    const char *const sqls[] = {by_name, by_job};
+    sqlite3_stmt *stmt;
     char *name = NULL;
+    size_t i;
 
-    if (!stmt)
-        return NULL;
-    gq__bind_text(stmt, 1, w->obj->meta.namespace);
-    gq__bind_text(stmt, 2, w->name);
-    gq__bind_text(stmt, 3, w->obj->u.wl.job_kind);
-    gq__bind_text(stmt, 4, w->obj->u.wl.job_name);
-    if (sqlite3_step(stmt) == SQLITE_ROW)
-        name = gq__strdup((const char *)sqlite3_column_text(stmt, 0));
-    sqlite3_reset(stmt);
+    for (i = 0; i < 2 && !name; i++) {
+        if (!(stmt = gq__store_stmt(st, sqls[i], err)))
+            return NULL;
+        gq__bind_text(stmt, 1, w->obj->meta.namespace);
+        gq__bind_text(stmt, 2, w->name);
+        gq__bind_text(stmt, 3, w->obj->u.wl.job_kind);
+        gq__bind_text(stmt, 4, w->obj->u.wl.job_name);
+        if (sqlite3_step(stmt) == SQLITE_ROW)
+            name = gq__strdup((const char *)sqlite3_column_text(stmt, 0));
+        sqlite3_reset(stmt);
+    }
     return name;
 }
 
@@ -232,37 +241,59 @@ static void live_free(struct live *l)
     free(l->spec);
 }
 
+/* Read the current row of a find_live statement into out. */
+static int read_live(sqlite3_stmt *stmt, struct live *out, gq_error *err)
+{
+    out->id = sqlite3_column_int64(stmt, 0);
+    out->name = gq__strdup((const char *)sqlite3_column_text(stmt, 1));
+    out->state = gq__strdup((const char *)sqlite3_column_text(stmt, 2));
+    out->uid = gq__strdup((const char *)sqlite3_column_text(stmt, 3));
+    out->spec = gq__strdup((const char *)sqlite3_column_text(stmt, 4));
+    if (!out->name || !out->state || !out->uid || !out->spec)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    return GQ_OK;
+}
+
+/*
+ * The live workload called name in ns: by workload name first, then by job
+ * name (of job_kind, when given). Exact lookups on the partial unique
+ * indexes, so that finding one workload costs the same among a million.
+ */
 static int find_live(struct gq_store *st, const char *ns, const char *name, const char *job_kind,
                      struct live *out, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT id, name, state, uid, spec FROM workloads WHERE namespace = ?1 AND "
-        "state <> 'cancelled' AND (name = ?2 OR (job_name = ?2 AND (?3 IS NULL OR job_kind = ?3)))"
-        " ORDER BY name = ?2 DESC LIMIT 1";
-    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    static const char by_name[] = "SELECT id, name, state, uid, spec FROM workloads "
+                                  "WHERE namespace = ?1 AND name = ?2 AND state <> 'cancelled'";
+    static const char by_job[] = "SELECT id, name, state, uid, spec FROM workloads "
+                                 "WHERE namespace = ?1 AND job_kind = ?3 AND job_name = ?2 "
+                                 "AND state <> 'cancelled'";
+    static const char by_any_job[] = "SELECT id, name, state, uid, spec FROM workloads "
+                                     "WHERE namespace = ?1 AND job_name = ?2 "
+                                     "AND state <> 'cancelled' ORDER BY job_kind = 'Job' DESC";
+    const char *const sqls[] = {by_name, job_kind ? by_job : by_any_job};
+    sqlite3_stmt *stmt;
+    size_t i;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (!stmt)
-        return err ? err->code : GQ_EIO;
-    gq__bind_text(stmt, 1, ns);
-    gq__bind_text(stmt, 2, name);
-    gq__bind_text(stmt, 3, job_kind);
-    rc = sqlite3_step(stmt);
-    if (rc == SQLITE_ROW) {
-        out->id = sqlite3_column_int64(stmt, 0);
-        out->name = gq__strdup((const char *)sqlite3_column_text(stmt, 1));
-        out->state = gq__strdup((const char *)sqlite3_column_text(stmt, 2));
-        out->uid = gq__strdup((const char *)sqlite3_column_text(stmt, 3));
-        out->spec = gq__strdup((const char *)sqlite3_column_text(stmt, 4));
+    for (i = 0; i < 2; i++) {
+        if (!(stmt = gq__store_stmt(st, sqls[i], err)))
+            return err ? err->code : GQ_EIO;
+        gq__bind_text(stmt, 1, ns);
+        gq__bind_text(stmt, 2, name);
+        if (i == 1 && job_kind)
+            gq__bind_text(stmt, 3, job_kind);
+        rc = sqlite3_step(stmt);
+        if (rc == SQLITE_ROW)
+            rc = read_live(stmt, out, err);
+        else if (rc == SQLITE_DONE)
+            rc = GQ_ENOTFOUND;
+        else
+            rc = gq__store_sqlerr(st, rc, err, "read");
+        sqlite3_reset(stmt);
+        if (rc != GQ_ENOTFOUND)
+            return rc;
     }
-    sqlite3_reset(stmt);
-    if (rc == SQLITE_ROW)
-        return out->name && out->state && out->uid && out->spec
-                   ? GQ_OK
-                   : gq__error(err, GQ_ENOMEM, "out of memory");
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "read");
     return gq__error(err, GQ_ENOTFOUND, "workload \"%s\" not found in namespace \"%s\"", name,
                      ns);
 }

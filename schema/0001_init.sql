@@ -140,7 +140,7 @@ CREATE TABLE workloads (
 ) STRICT;
 
 CREATE UNIQUE INDEX workloads_live_name ON workloads(namespace, name) WHERE state <> 'cancelled';
-CREATE UNIQUE INDEX workloads_live_job ON workloads(namespace, job_kind, job_name)
+CREATE UNIQUE INDEX workloads_live_job ON workloads(namespace, job_name, job_kind)
     WHERE state <> 'cancelled';
 CREATE INDEX workloads_queue ON workloads(local_queue, state);
 -- Queue order of pending workloads (priority, then queue-order time, then UID):

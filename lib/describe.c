@@ -1,0 +1,1161 @@
+/*
+ * describe.c: `gpuq describe`, kubectl-describe-style text for one object
+ * (gq_describe). Each describer writes "Label:\tvalue" lines, nested
+ * sections indented two spaces per level and tables whose cells are
+ * tab-separated, and the finished text goes once through a copy of Go's
+ * text/tabwriter algorithm (minwidth 0, padding 2, as kubectl's describe uses)
+ * so that every run of consecutive tabbed lines lines up as kubectl's does.
+ * Objects end with the "Events:" table read from the append-only events table
+ * by the object's UID.
+ *
+ * The fields come from the stored canonical JSON through SQLite's JSON
+ * functions (json_each, json_tree, ->>), so this file needs no JSON library;
+ * status counts come from gq_object_list and gq_workload_list, so they mean
+ * what `gpuq list` shows. Kinds without a describer of their own print their
+ * fields the way kubectl prints an unstructured object.
+ *
+ * Sizes: one object, its few dozen lines and at most a few hundred events;
+ * all reads are one snapshot (a read transaction), which may be retried
+ * whole, so the text is rebuilt from empty on each attempt.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+#include "error.h"
+#include "store.h"
+#include "util.h"
+
+/* --------------------------------------------------------------------- text */
+
+/* A growable string; oom is sticky, so callers check once at the end. */
+struct text {
+    char *p;
+    size_t len, cap;
+    bool oom;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+    if (t->oom)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        char *p;
+
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        if (!(p = realloc(t->p, cap))) {
+            t->oom = true;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+static void vputf(struct text *t, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vputf(struct text *t, const char *fmt, va_list ap)
+{
+    char small[256], *big;
+    va_list again;
+    int n;
+
+    va_copy(again, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof(small)) {
+        put(t, small, (size_t)n);
+    } else if (n >= 0 && (big = malloc((size_t)n + 1)) != NULL) {
+        vsnprintf(big, (size_t)n + 1, fmt, again);
+        put(t, big, (size_t)n);
+        free(big);
+    } else {
+        t->oom = true;
+    }
+    va_end(again);
+}
+
+/* One line at an indent level (two spaces each), as kubectl's PrefixWriter writes it. */
+static void line(struct text *t, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void line(struct text *t, int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    for (; level > 0; level--)
+        put(t, "  ", 2);
+    va_start(ap, fmt);
+    vputf(t, fmt, ap);
+    va_end(ap);
+}
+
+static const char *or_none(const char *s)
+{
+    return s && *s ? s : "<none>";
+}
+
+/* ---------------------------------------------------------------- tabwriter */
+
+struct cell {
+    size_t off, len; /* bytes of the text */
+    size_t width;    /* characters */
+};
+
+struct tab {
+    const char *text;
+    struct cell *cells;
+    size_t *first; /* per line: its first cell */
+    size_t *n;     /* per line: its cell count (tabs + 1) */
+    size_t nlines;
+    size_t widths[32]; /* the column widths of the enclosing blocks */
+    size_t nwidths;
+    struct text *out;
+};
+
+static void tab_write_lines(struct tab *tb, size_t line0, size_t line1)
+{
+    static const char spaces[] = "                                                ";
+    size_t i, j, pad;
+
+    for (i = line0; i < line1; i++) {
+        for (j = 0; j < tb->n[i]; j++) {
+            const struct cell *c = &tb->cells[tb->first[i] + j];
+
+            put(tb->out, tb->text + c->off, c->len);
+            if (j < tb->nwidths && j + 1 < tb->n[i])
+                for (pad = tb->widths[j] - c->width; pad > 0; pad -= pad < 48 ? pad : 48)
+                    put(tb->out, spaces, pad < 48 ? pad : 48);
+        }
+        put(tb->out, "\n", 1);
+    }
+}
+
+/* Go's tabwriter.format: a column block is a run of lines with a cell in that column. */
+static void tab_format(struct tab *tb, size_t line0, size_t line1)
+{
+    size_t column = tb->nwidths, this, width;
+
+    for (this = line0; this < line1; this ++) {
+        if (column + 1 >= tb->n[this] || tb->nwidths == 32)
+            continue;
+        tab_write_lines(tb, line0, this);
+        line0 = this;
+        for (width = 0; this < line1 && column + 1 < tb->n[this]; this ++)
+            if (tb->cells[tb->first[this] + column].width + 2 > width)
+                width = tb->cells[tb->first[this] + column].width + 2;
+        tb->widths[tb->nwidths++] = width;
+        tab_format(tb, line0, this);
+        tb->nwidths--;
+        line0 = this;
+    }
+    tab_write_lines(tb, line0, line1);
+}
+
+/* Split text into lines and cells; false when out of memory. */
+static bool tab_split(struct tab *tb, const char *text, size_t len)
+{
+    size_t i, nl = 1, nc = 1, c = 0, l = 0;
+
+    for (i = 0; i < len; i++)
+        nl += text[i] == '\n', nc += text[i] == '\n' || text[i] == '\t';
+    tb->cells = calloc(nc, sizeof(*tb->cells));
+    tb->first = calloc(nl, sizeof(size_t));
+    tb->n = calloc(nl, sizeof(size_t));
+    if (!tb->cells || !tb->first || !tb->n)
+        return false;
+    tb->first[0] = 0;
+    for (i = 0; i <= len; i++) {
+        if (i == len || text[i] == '\n' || text[i] == '\t') {
+            tb->cells[c].len = i - tb->cells[c].off;
+            tb->n[l]++;
+            c++;
+            if (i < len && text[i] == '\n') {
+                tb->first[++l] = c;
+            }
+            if (c < nc)
+                tb->cells[c].off = i + 1;
+        } else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+            tb->cells[c].width++;
+        }
+    }
+    /* The text ends with a newline: the empty line after it is not output. */
+    tb->nlines = len && text[len - 1] == '\n' ? l : l + 1;
+    return true;
+}
+
+/* Align one flushed segment of text into out. */
+static void tab_segment(struct text *out, const char *text, size_t len)
+{
+    struct tab tb;
+
+    if (len == 0)
+        return;
+    memset(&tb, 0, sizeof(tb));
+    tb.text = text;
+    tb.out = out;
+    if (tab_split(&tb, text, len))
+        tab_format(&tb, 0, tb.nlines);
+    else
+        out->oom = true;
+    free(tb.cells);
+    free(tb.first);
+    free(tb.n);
+}
+
+/*
+ * Align text the way kubectl's tabwriter does; NULL when out of memory. A
+ * '\f' after a line is tabwriter's Flush(): no column block spans it, so a
+ * table does not widen the fields that follow it.
+ */
+static char *tabify(const struct text *in)
+{
+    struct text out = {NULL, 0, 0, false};
+    const char *p = in->p ? in->p : "", *end = p + in->len, *ff;
+
+    while (p < end) {
+        ff = memchr(p, '\f', (size_t)(end - p));
+        tab_segment(&out, p, (size_t)((ff ? ff : end) - p));
+        p = ff ? ff + 1 : end;
+    }
+    put(&out, "", 0);
+    if (out.oom) {
+        free(out.p);
+        return NULL;
+    }
+    return out.p ? out.p : strdup("");
+}
+
+/* End every column block here (tabwriter's Flush), as kubectl does around tables. */
+static void flush(struct text *t)
+{
+    put(t, "\f", 1);
+}
+
+/* ------------------------------------------------------------------- values */
+
+/* RFC 3339 UTC, as -o json prints metadata.creationTimestamp. */
+static const char *rfc3339(char buf[32], int64_t ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+
+    if (ms <= 0 || !gmtime_r(&t, &tm))
+        return "<none>";
+    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+/* apimachinery's duration.HumanDuration, the AGE column. */
+static const char *human_duration(char buf[32], int64_t ms)
+{
+    int64_t s = ms / 1000, m = s / 60, h = s / 3600, d = h / 24;
+
+    if (s < -1)
+        return "<invalid>";
+    if (s < 0)
+        return "0s";
+    if (s < 120)
+        snprintf(buf, 32, "%" PRId64 "s", s);
+    else if (m < 10)
+        snprintf(buf, 32, s % 60 ? "%" PRId64 "m%" PRId64 "s" : "%" PRId64 "m", m, s % 60);
+    else if (m < 180)
+        snprintf(buf, 32, "%" PRId64 "m", m);
+    else if (h < 8)
+        snprintf(buf, 32, m % 60 ? "%" PRId64 "h%" PRId64 "m" : "%" PRId64 "h", h, m % 60);
+    else if (h < 48)
+        snprintf(buf, 32, "%" PRId64 "h", h);
+    else if (h < 24 * 8)
+        snprintf(buf, 32, h % 24 ? "%" PRId64 "d%" PRId64 "h" : "%" PRId64 "d", d, h % 24);
+    else if (h < 24 * 365 * 2)
+        snprintf(buf, 32, "%" PRId64 "d", d);
+    else if (h < 24 * 365 * 8)
+        snprintf(buf, 32, d % 365 ? "%" PRId64 "y%" PRId64 "d" : "%" PRId64 "y", d / 365, d % 365);
+    else
+        snprintf(buf, 32, "%" PRId64 "y", d / 365);
+    return buf;
+}
+
+/* An amount in Kueue's accounting units (cpu: milli) as its canonical quantity. */
+static const char *amount(char buf[GQ_QUANTITY_BUFSIZE], const char *resource, int64_t v)
+{
+    gq_quantity q = {v, strcmp(resource, "cpu") == 0 ? -3 : 0, GQ_QTY_DECIMAL_SI};
+
+    if (strcmp(resource, "memory") == 0 || strcmp(resource, "ephemeral-storage") == 0 ||
+        strncmp(resource, "hugepages-", 10) == 0)
+        q.format = GQ_QTY_BINARY_SI;
+    gq_quantity_format(buf, GQ_QUANTITY_BUFSIZE, &q);
+    return buf;
+}
+
+static int64_t num(const char *s)
+{
+    return s ? strtoll(s, NULL, 10) : 0;
+}
+
+/* -------------------------------------------------------------------- reads */
+
+/* What a describer works with. */
+struct describe {
+    gq_db *db;
+    enum gq_kind kind;
+    const char *ns;   /* the namespace of namespaced kinds */
+    const char *name; /* as the user typed it */
+    struct text t;
+    int64_t now_ms;
+    gq_error *err;
+};
+
+/* The first row of a query, copied. */
+struct row {
+    int n;
+    char *v[16];
+};
+
+static void row_clear(struct row *r)
+{
+    int i;
+
+    for (i = 0; i < r->n; i++)
+        free(r->v[i]);
+    r->n = 0;
+}
+
+static int row_copy(int n, const char *const *v, void *payload)
+{
+    struct row *r = payload;
+    int i;
+
+    for (i = 0; i < n && i < 16; i++) {
+        r->v[i] = gq__strdup(v[i]);
+        r->n = i + 1;
+        if (v[i] && !r->v[i])
+            return GQ_ENOMEM;
+    }
+    return 1; /* the first row is enough */
+}
+
+/* Read one row into r; GQ_ENOTFOUND naming the object when there is none. */
+static int
+fetch(struct describe *d, const char *sql, const char *const *params, int n, struct row *r)
+{
+    int rc;
+
+    r->n = 0;
+    rc = gq__store_query(d->db->st, sql, params, n, row_copy, r, d->err);
+    if (rc == 1)
+        return GQ_OK;
+    if (rc == GQ_ENOMEM)
+        return gq__error(d->err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_OK)
+        return gq__error(d->err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(d->kind),
+                         d->name);
+    return rc;
+}
+
+/* A list field: "Label:\tfirst", then "\tnext" per further row of the query's column 0. */
+struct list_ctx {
+    struct describe *d;
+    int level;
+    const char *label;
+    int rows;
+};
+
+static int list_row(int n, const char *const *v, void *payload)
+{
+    struct list_ctx *l = payload;
+
+    (void)n;
+    if (l->rows++ == 0)
+        line(&l->d->t, l->level, "%s:\t%s\n", l->label, v[0] ? v[0] : "");
+    else
+        line(&l->d->t, l->level, "\t%s\n", v[0] ? v[0] : "");
+    return 0;
+}
+
+static int put_list(struct describe *d,
+                    int level,
+                    const char *label,
+                    const char *sql,
+                    const char *const *params,
+                    int n)
+{
+    struct list_ctx l = {d, level, label, 0};
+    int rc = gq__store_query(d->db->st, sql, params, n, list_row, &l, d->err);
+
+    if (rc == GQ_OK && l.rows == 0)
+        line(&d->t, level, "%s:\t<none>\n", label);
+    return rc;
+}
+
+/*
+ * A text column on one line, as a describe cell must be: newlines shown as
+ * "\n", tabs and form feeds (our column and flush marks) as spaces.
+ */
+#define ONE_LINE(x) "replace(replace(replace(" x ", char(10), '\\n'), char(9), ' '), char(12), ' ')"
+
+static const char labels_sql[] =
+    "SELECT key || '=' || value FROM json_each(?1, '$.metadata.labels') ORDER BY key";
+static const char annotations_sql[] =
+    "SELECT key || ': ' || " ONE_LINE("value") " FROM json_each(?1, '$.metadata.annotations') "
+                                               "ORDER BY key";
+
+/* Name, Namespace, Labels, Annotations, UID and creation time of any object. */
+static int put_meta(struct describe *d,
+                    const char *ns,
+                    const char *name,
+                    const char *uid,
+                    const char *spec,
+                    const char *created)
+{
+    char buf[32];
+    int rc;
+
+    line(&d->t, 0, "Name:\t%s\n", name);
+    if (ns)
+        line(&d->t, 0, "Namespace:\t%s\n", ns);
+    if ((rc = put_list(d, 0, "Labels", labels_sql, &spec, 1)) != GQ_OK ||
+        (rc = put_list(d, 0, "Annotations", annotations_sql, &spec, 1)) != GQ_OK)
+        return rc;
+    line(&d->t, 0, "UID:\t%s\n", or_none(uid));
+    if (created)
+        line(&d->t, 0, "Creation Timestamp:\t%s\n", rfc3339(buf, num(created)));
+    return GQ_OK;
+}
+
+/* Columns: type, reason, at, message. */
+static int event_row(int n, const char *const *v, void *payload)
+{
+    struct describe *d = payload;
+    char age[32];
+
+    (void)n;
+    line(&d->t, 1, "%s\t%s\t%s\t%s\t%s\n", v[0], v[1], human_duration(age, d->now_ms - num(v[2])),
+         "gpuq", v[3] ? v[3] : "");
+    return 0;
+}
+
+/* The Events table of the object with this UID, oldest first, as kubectl prints it. */
+static int put_events(struct describe *d, const char *uid)
+{
+    static const char count_sql[] = "SELECT count(*) FROM events WHERE uid = ?1";
+    static const char sql[] =
+        "SELECT type, reason, at, " ONE_LINE("trim(message)") " FROM events WHERE uid = ?1 "
+                                                              "ORDER BY at, id";
+    struct row r = {0, {NULL}};
+    int rc = fetch(d, count_sql, &uid, 1, &r);
+
+    if (rc == GQ_OK && num(r.v[0]) == 0) {
+        line(&d->t, 0, "Events:\t<none>\n");
+    } else if (rc == GQ_OK) {
+        flush(&d->t);
+        line(&d->t, 0, "Events:\n");
+        line(&d->t, 1, "Type\tReason\tAge\tFrom\tMessage\n");
+        line(&d->t, 1, "----\t------\t----\t----\t-------\n");
+        rc = gq__store_query(d->db->st, sql, &uid, 1, event_row, d, d->err);
+    }
+    row_clear(&r);
+    return rc;
+}
+
+/* ------------------------------------------------------ unstructured fields */
+
+static int char_class(char c)
+{
+    if (c >= 'a' && c <= 'z')
+        return 1;
+    if (c >= 'A' && c <= 'Z')
+        return 2;
+    return c == '-' ? 4 : 0;
+}
+
+static bool is_acronym(const char *s, size_t n)
+{
+    static const char *const words[] = {"API", "URL", "UID", "OSB", "GUID"};
+    size_t i, j;
+
+    for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (strlen(words[i]) != n)
+            continue;
+        for (j = 0; j < n && (s[j] & ~0x20) == words[i][j]; j++)
+            ;
+        if (j == n)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * kubectl's smartLabelFor: "nominalQuota" -> "Nominal Quota", "apiVersion" ->
+ * "API Version"; keys with anything but letters and '-' are printed as they are.
+ */
+static void put_label(struct text *t, const char *key)
+{
+    size_t start[64], len[64], nruns = 0, i, n = strlen(key);
+
+    for (i = 0; i < n; i++) {
+        if (!char_class(key[i]) || nruns == 64) {
+            put(t, key, n);
+            return;
+        }
+        if (i > 0 && char_class(key[i]) == char_class(key[i - 1])) {
+            len[nruns - 1]++;
+        } else {
+            start[nruns] = i;
+            len[nruns++] = 1;
+        }
+    }
+    /* "PDFLoader": the last capital of a run of capitals starts the next word. */
+    for (i = 0; i + 1 < nruns; i++)
+        if (char_class(key[start[i]]) == 2 && char_class(key[start[i + 1]]) == 1) {
+            len[i]--;
+            start[i + 1]--;
+            len[i + 1]++;
+        }
+    for (i = 0, n = 0; i < nruns; i++) {
+        if (len[i] == 0)
+            continue;
+        put(t, " ", n++ ? 1 : 0);
+        if (is_acronym(key + start[i], len[i])) {
+            for (size_t j = 0; j < len[i]; j++) {
+                char c = (char)(key[start[i] + j] & ~0x20);
+
+                put(t, &c, 1);
+            }
+        } else {
+            char c = (char)(char_class(key[start[i]]) == 1 ? key[start[i]] - 32 : key[start[i]]);
+
+            put(t, &c, 1);
+            put(t, key + start[i] + 1, len[i] - 1);
+        }
+    }
+}
+
+/* Walking json_tree's rows (depth first) with the indent level of each container. */
+struct tree_ctx {
+    struct describe *d;
+    int base;
+    struct {
+        int64_t id;
+        int level;  /* of its children */
+        bool array; /* children are array elements */
+    } stack[32];
+    int depth;
+};
+
+static void tree_push(struct tree_ctx *c, int64_t id, int level, bool array)
+{
+    if (c->depth < 32) {
+        c->stack[c->depth].id = id;
+        c->stack[c->depth].level = level;
+        c->stack[c->depth++].array = array;
+    }
+}
+
+/* Columns: key, type, value, id, parent. As kubectl's printUnstructuredContent. */
+static int tree_row(int n, const char *const *v, void *payload)
+{
+    struct tree_ctx *c = payload;
+    bool array = strcmp(v[1], "array") == 0, container = array || !strcmp(v[1], "object");
+    int level;
+
+    (void)n;
+    if (!v[4]) {
+        c->depth = 0;
+        tree_push(c, num(v[3]), c->base, array);
+        return 0;
+    }
+    while (c->depth > 0 && c->stack[c->depth - 1].id != num(v[4]))
+        c->depth--;
+    if (c->depth == 0)
+        return 0; /* below a skipped or too deep container */
+    level = c->stack[c->depth - 1].level;
+    if (c->stack[c->depth - 1].array) {
+        if (container)
+            tree_push(c, num(v[3]), level, array);
+        else
+            line(&c->d->t, level, "%s\n", v[2] ? v[2] : "");
+        return 0;
+    }
+    line(&c->d->t, level, "%s", "");
+    put_label(&c->d->t, v[0]);
+    if (container) {
+        put(&c->d->t, ":\n", 2);
+        tree_push(c, num(v[3]), level + 1, array);
+    } else {
+        line(&c->d->t, 0, ":\t%s\n", v[2] ? v[2] : "");
+    }
+    return 0;
+}
+
+/*
+ * Print the value at path of json, its fields at level. With skip_meta, the
+ * top-level apiVersion, kind and metadata are left out (printed elsewhere).
+ */
+static int
+put_tree(struct describe *d, int level, const char *json, const char *path, bool skip_meta)
+{
+    static const char sql[] =
+        "SELECT key, type, CASE type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+        "WHEN 'null' THEN '<nil>' ELSE " ONE_LINE(
+            "atom") " END, id, parent "
+                    "FROM json_tree(?1, ?2) "
+                    "WHERE ?3 IS NULL OR NOT (fullkey IN ('$.apiVersion', '$.kind', '$.metadata') "
+                    "OR path LIKE '$.metadata%')";
+    const char *params[3] = {json, path, skip_meta ? "1" : NULL};
+    struct tree_ctx c;
+
+    memset(&c, 0, sizeof(c));
+    c.d = d;
+    c.base = level;
+    return gq__store_query(d->db->st, sql, params, 3, tree_row, &c, d->err);
+}
+
+/* ------------------------------------------------------------- queue status */
+
+/* One queue's row of gq_object_list, copied. */
+struct qfind {
+    const char *ns; /* what to find */
+    const char *name;
+    bool found;
+    char *inactive; /* ClusterQueue: "Reason: detail", NULL when active */
+    int64_t pending, reserving, admitted;
+};
+
+static int qfind_row(const gq_object_info *o, void *payload)
+{
+    struct qfind *q = payload;
+
+    if (strcmp(o->name, q->name) != 0 || (q->ns && strcmp(o->namespace, q->ns) != 0))
+        return 0;
+    q->found = true;
+    q->pending = o->pending;
+    q->reserving = o->reserving;
+    q->admitted = o->admitted;
+    if (o->inactive && !(q->inactive = strdup(o->inactive)))
+        return GQ_ENOMEM;
+    return 1;
+}
+
+static int qfind(struct describe *d, const char *resource, const char *ns, struct qfind *q)
+{
+    int rc = gq_object_list(d->db, resource, ns, qfind_row, q, d->err);
+
+    if (rc == GQ_ENOMEM)
+        return gq__error(d->err, GQ_ENOMEM, "out of memory");
+    return rc == 1 ? GQ_OK : rc;
+}
+
+static void put_active(struct describe *d, bool active, const char *reason, const char *message)
+{
+    line(&d->t, 0, "Status:\n");
+    line(&d->t, 1, "Active:\t%s\n", active ? "True" : "False");
+    line(&d->t, 1, "Reason:\t%s\n", reason);
+    line(&d->t, 1, "Message:\t%s\n", message);
+}
+
+static void put_counts(struct describe *d, const struct qfind *q)
+{
+    line(&d->t, 1, "Pending Workloads:\t%" PRId64 "\n", q->pending);
+    line(&d->t, 1, "Reserving Workloads:\t%" PRId64 "\n", q->reserving);
+    line(&d->t, 1, "Admitted Workloads:\t%" PRId64 "\n", q->admitted);
+}
+
+/* Kueue's Active condition of a ClusterQueue, from the listing's "Reason: detail". */
+static void put_cq_status(struct describe *d, const struct qfind *q)
+{
+    const char *colon = q->inactive ? strstr(q->inactive, ": ") : NULL;
+    char reason[64], message[400];
+
+    if (!q->inactive) {
+        put_active(d, true, "Ready", "Can admit new workloads");
+    } else {
+        snprintf(reason, sizeof(reason), "%.*s",
+                 (int)(colon ? (size_t)(colon - q->inactive) : strlen(q->inactive)), q->inactive);
+        snprintf(message, sizeof(message), "Can't admit new workloads: %s.",
+                 colon ? colon + 2 : q->inactive);
+        put_active(d, false, reason, message);
+    }
+    put_counts(d, q);
+}
+
+/* ---------------------------------------------------------- resource groups */
+
+struct groups_ctx {
+    struct describe *d;
+    bool usage;
+    int rows;
+};
+
+/* Columns: flavor, resource, nominal, borrowing limit, lending limit, usage. */
+static int group_row(int n, const char *const *v, void *payload)
+{
+    struct groups_ctx *g = payload;
+    char q[GQ_QUANTITY_BUFSIZE];
+    int i;
+
+    (void)n;
+    if (g->rows++ == 0) {
+        line(&g->d->t, 0, "Resource Groups:\n");
+        line(&g->d->t, 1, "Flavor\tResource\tNominal\tBorrowing Limit\tLending Limit%s\n",
+             g->usage ? "\tUsage" : "");
+        line(&g->d->t, 1, "------\t--------\t-------\t---------------\t-------------%s\n",
+             g->usage ? "\t-----" : "");
+    }
+    line(&g->d->t, 1, "%s", "");
+    for (i = 0; i < 5; i++)
+        line(&g->d->t, 0, "%s%s", i ? "\t" : "", or_none(v[i]));
+    if (g->usage)
+        line(&g->d->t, 0, "\t%s", amount(q, v[1] ? v[1] : "", num(v[5])));
+    put(&g->d->t, "\n", 1);
+    return 0;
+}
+
+/* The quota table of a ClusterQueue (with what is used of it) or a Cohort (?2 NULL). */
+static int put_groups(struct describe *d, const char *spec, const char *cq)
+{
+    static const char sql[] =
+        "SELECT f.value ->> 'name', r.value ->> 'name', r.value ->> 'nominalQuota', "
+        "r.value ->> 'borrowingLimit', r.value ->> 'lendingLimit', "
+        "(SELECT coalesce(sum(u.amount), 0) FROM usage u WHERE u.cluster_queue = ?2 "
+        "  AND u.flavor = f.value ->> 'name' AND u.resource = r.value ->> 'name') "
+        "FROM json_each(?1, '$.spec.resourceGroups') g, json_each(g.value, '$.flavors') f, "
+        "json_each(f.value, '$.resources') r ORDER BY g.key, f.key, r.key";
+    const char *params[2] = {spec, cq};
+    struct groups_ctx g = {d, cq != NULL, 0};
+    int rc = gq__store_query(d->db->st, sql, params, 2, group_row, &g, d->err);
+
+    if (rc == GQ_OK && g.rows == 0)
+        line(&d->t, 0, "Resource Groups:\t<none>\n");
+    else
+        flush(&d->t);
+    return rc;
+}
+
+/* --------------------------------------------------------------- describers */
+
+/* A LabelSelector as kubectl formats one; "<none>" when absent (no namespace matches). */
+#define NS_SELECTOR                                                                                \
+    "CASE WHEN coalesce(json_type(spec, '$.spec.namespaceSelector'), 'null') = 'null' "            \
+    "THEN '<none>' ELSE coalesce((SELECT group_concat(x, ',') FROM ("                              \
+    "SELECT key || '=' || value AS x "                                                             \
+    "FROM json_each(spec, '$.spec.namespaceSelector.matchLabels') UNION ALL "                      \
+    "SELECT CASE e.value ->> 'operator' WHEN 'Exists' THEN e.value ->> 'key' "                     \
+    "WHEN 'DoesNotExist' THEN '!' || (e.value ->> 'key') "                                         \
+    "ELSE (e.value ->> 'key') || ' ' || lower(e.value ->> 'operator') || ' (' || "                 \
+    "(SELECT group_concat(v.value, ',') FROM json_each(e.value, '$.values') v) || ')' END "        \
+    "FROM json_each(spec, '$.spec.namespaceSelector.matchExpressions') e)), "                      \
+    "'<all namespaces>') END"
+
+static int describe_cq(struct describe *d, struct row *r)
+{
+    static const char sql[] =
+        "SELECT name, uid, spec, created_at, cohort, strategy, stop_policy, " NS_SELECTOR ", "
+        "coalesce(spec ->> '$.spec.preemption.withinClusterQueue', 'Never'), "
+        "coalesce(spec ->> '$.spec.preemption.reclaimWithinCohort', 'Never'), "
+        "coalesce(spec ->> '$.spec.preemption.borrowWithinCohort.policy', 'Never') "
+        "FROM cluster_queues WHERE name = ?1";
+    static const char checks_sql[] =
+        "SELECT (c.value ->> 'name') || coalesce(' (flavors: ' || (SELECT group_concat(f.value, "
+        "', ') FROM json_each(c.value, '$.onFlavors') f) || ')', '') "
+        "FROM json_each(?1, '$.spec.admissionChecksStrategy.admissionChecks') c ORDER BY c.key";
+    struct qfind q = {NULL, d->name, false, NULL, 0, 0, 0};
+    int rc;
+
+    if ((rc = fetch(d, sql, &d->name, 1, r)) || (rc = qfind(d, "clusterqueue", NULL, &q)) ||
+        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
+        goto out;
+    line(&d->t, 0, "Cohort:\t%s\n", or_none(r->v[4]));
+    line(&d->t, 0, "Queueing Strategy:\t%s\n", r->v[5]);
+    line(&d->t, 0, "Stop Policy:\t%s\n", r->v[6]);
+    line(&d->t, 0, "Namespace Selector:\t%s\n", r->v[7]);
+    line(&d->t, 0, "Preemption:\n");
+    line(&d->t, 1, "Within Cluster Queue:\t%s\n", r->v[8]);
+    line(&d->t, 1, "Reclaim Within Cohort:\t%s\n", r->v[9]);
+    line(&d->t, 1, "Borrow Within Cohort:\t%s\n", r->v[10]);
+    if ((rc = put_groups(d, r->v[2], r->v[0])) ||
+        (rc = put_list(d, 0, "Admission Checks", checks_sql, (const char *const *)&r->v[2], 1)))
+        goto out;
+    put_cq_status(d, &q);
+    rc = put_events(d, r->v[1]);
+out:
+    free(q.inactive);
+    return rc;
+}
+
+static int describe_lq(struct describe *d, struct row *r)
+{
+    static const char sql[] = "SELECT namespace, name, uid, spec, created_at, cluster_queue, "
+                              "stop_policy FROM local_queues WHERE namespace = ?1 AND name = ?2";
+    const char *params[2] = {d->ns, d->name};
+    struct qfind q = {d->ns, d->name, false, NULL, 0, 0, 0};
+    struct qfind cq = {NULL, NULL, false, NULL, 0, 0, 0};
+    int rc;
+
+    if ((rc = fetch(d, sql, params, 2, r)) || (rc = qfind(d, "localqueue", d->ns, &q)))
+        goto out;
+    cq.name = r->v[5];
+    if ((rc = qfind(d, "clusterqueue", NULL, &cq)) ||
+        (rc = put_meta(d, r->v[0], r->v[1], r->v[2], r->v[3], r->v[4])))
+        goto out;
+    line(&d->t, 0, "Cluster Queue:\t%s\n", r->v[5]);
+    line(&d->t, 0, "Stop Policy:\t%s\n", r->v[6]);
+    if (strcmp(r->v[6], "None") != 0)
+        put_active(d, false, "Stopped", "LocalQueue is stopped");
+    else if (!cq.found || cq.inactive)
+        put_active(d, false, cq.found ? "ClusterQueueIsInactive" : "ClusterQueueDoesNotExist",
+                   "Can't submit new workloads to clusterQueue");
+    else
+        put_active(d, true, "Ready", "Can submit new workloads to localQueue");
+    put_counts(d, &q);
+    rc = put_events(d, r->v[2]);
+out:
+    free(q.inactive);
+    free(cq.inactive);
+    return rc;
+}
+
+static int describe_flavor(struct describe *d, struct row *r)
+{
+    static const char sql[] =
+        "SELECT name, uid, spec, created_at, "
+        "spec ->> '$.spec.topologyName' FROM resource_flavors WHERE name = ?1";
+    static const char labels[] =
+        "SELECT key || '=' || value FROM json_each(?1, '$.spec.nodeLabels') ORDER BY key";
+    static const char taints[] =
+        "SELECT (t.value ->> 'key') || coalesce('=' || (t.value ->> 'value'), '') || ':' || "
+        "(t.value ->> 'effect') FROM json_each(?1, '$.spec.nodeTaints') t ORDER BY t.key";
+    static const char tolerations[] =
+        "SELECT coalesce(t.value ->> 'key', '') || coalesce('=' || (t.value ->> 'value'), '') || "
+        "coalesce(':' || (t.value ->> 'effect'), '') || CASE WHEN t.value ->> 'operator' = "
+        "'Exists' AND t.value ->> 'value' IS NULL THEN CASE WHEN coalesce(t.value ->> 'key', "
+        "t.value ->> 'effect') IS NULL THEN 'op=Exists' ELSE ' op=Exists' END ELSE '' END || "
+        "coalesce(' for ' || (t.value ->> 'tolerationSeconds') || 's', '') "
+        "FROM json_each(?1, '$.spec.tolerations') t ORDER BY t.key";
+    static const char users[] = "SELECT DISTINCT owner FROM quotas WHERE owner_kind = "
+                                "'ClusterQueue' AND flavor = ?1 ORDER BY owner";
+    const char *spec;
+    int rc;
+
+    if ((rc = fetch(d, sql, &d->name, 1, r)) ||
+        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
+        return rc;
+    spec = r->v[2];
+    if ((rc = put_list(d, 0, "Node Labels", labels, &spec, 1)) ||
+        (rc = put_list(d, 0, "Node Taints", taints, &spec, 1)) ||
+        (rc = put_list(d, 0, "Tolerations", tolerations, &spec, 1)))
+        return rc;
+    line(&d->t, 0, "Topology Name:\t%s\n", or_none(r->v[4]));
+    if ((rc = put_list(d, 0, "Cluster Queues", users, (const char *const *)&r->v[0], 1)))
+        return rc;
+    return put_events(d, r->v[1]);
+}
+
+static int describe_cohort(struct describe *d, struct row *r)
+{
+    static const char sql[] =
+        "SELECT name, uid, spec, created_at, parent FROM cohorts WHERE name = ?1";
+    static const char members[] = "SELECT name FROM cluster_queues WHERE cohort = ?1 ORDER BY name";
+    static const char children[] = "SELECT name FROM cohorts WHERE parent = ?1 ORDER BY name";
+    int rc;
+
+    if ((rc = fetch(d, sql, &d->name, 1, r)) ||
+        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
+        return rc;
+    line(&d->t, 0, "Parent:\t%s\n", or_none(r->v[4]));
+    if ((rc = put_groups(d, r->v[2], NULL)) ||
+        (rc = put_list(d, 0, "Cluster Queues", members, (const char *const *)&r->v[0], 1)) ||
+        (rc = put_list(d, 0, "Child Cohorts", children, (const char *const *)&r->v[0], 1)))
+        return rc;
+    return put_events(d, r->v[1]);
+}
+
+/* Every other kind: its fields as kubectl describes an unstructured object. */
+static const struct {
+    enum gq_kind kind;
+    const char *sql; /* columns: name, uid, spec, created_at, apiVersion, kind */
+} generic_sql[] = {
+    {GQ_KIND_NAMESPACE, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                        "spec ->> 'kind' FROM namespaces WHERE name = ?1"},
+    {GQ_KIND_PRIORITY_CLASS, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                             "spec ->> 'kind' FROM priority_classes WHERE name = ?1"},
+    {GQ_KIND_ADMISSION_CHECK, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                              "spec ->> 'kind' FROM admission_checks WHERE name = ?1"},
+    {GQ_KIND_PROVISIONING_CONFIG, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                                  "spec ->> 'kind' FROM provisioning_configs WHERE name = ?1"},
+    {GQ_KIND_CONFIGURATION, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                            "spec ->> 'kind' FROM configurations WHERE name = ?1"},
+};
+
+static int describe_generic(struct describe *d, struct row *r)
+{
+    size_t i = 0;
+    int rc;
+
+    while (i + 1 < sizeof(generic_sql) / sizeof(generic_sql[0]) && generic_sql[i].kind != d->kind)
+        i++;
+    if (generic_sql[i].kind != d->kind)
+        return gq__error(d->err, GQ_EINVALID, "cannot describe a %s", gq__kind_resource(d->kind));
+    if ((rc = fetch(d, generic_sql[i].sql, &d->name, 1, r)) ||
+        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
+        return rc;
+    line(&d->t, 0, "API Version:\t%s\n", or_none(r->v[4]));
+    line(&d->t, 0, "Kind:\t%s\n", or_none(r->v[5]));
+    if ((rc = put_tree(d, 0, r->v[2], "$", true)) != GQ_OK)
+        return rc;
+    return put_events(d, r->v[1]);
+}
+
+/* ---------------------------------------------------------------- workloads */
+
+/* The workload gq_workload_list found, copied out of its callback. */
+struct wl_found {
+    char *s[11]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
+                    state, reason, message, priority class */
+    int64_t priority, pods, gpus, position, created, admitted, finished;
+    bool found;
+    bool last; /* keep the last match (the newest), not the first */
+};
+
+static void wl_found_clear(struct wl_found *w)
+{
+    int i;
+
+    for (i = 0; i < 11; i++)
+        free(w->s[i]);
+    memset(w->s, 0, sizeof(w->s));
+    w->found = false;
+}
+
+static int wl_found_row(const gq_workload_info *wl, void *payload)
+{
+    struct wl_found *w = payload;
+    const char *s[11] = {wl->namespace, wl->name,        wl->uid,           wl->job_kind,
+                         wl->job_name,  wl->local_queue, wl->cluster_queue, wl->state,
+                         wl->reason,    wl->message,     wl->priority_class};
+    int i;
+
+    wl_found_clear(w);
+    w->found = true;
+    for (i = 0; i < 11; i++)
+        if (s[i] && !(w->s[i] = strdup(s[i])))
+            return GQ_ENOMEM;
+    w->priority = wl->priority;
+    w->pods = wl->pods;
+    w->gpus = wl->gpus;
+    w->position = wl->position;
+    w->created = wl->created_ms;
+    w->admitted = wl->admitted_ms;
+    w->finished = wl->finished_ms;
+    return w->last ? 0 : 1;
+}
+
+/* The live workload of that workload or job name, else the newest ended one. */
+static int wl_find(struct describe *d, struct wl_found *w)
+{
+    gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
+    int rc;
+
+    f.namespace = d->ns;
+    f.name = d->name;
+    rc = gq_workload_list(d->db, &f, wl_found_row, w, d->err);
+    if (rc == 1 || rc == GQ_OK) {
+        f.state = "all";
+        w->last = true;
+        rc = w->found ? GQ_OK : gq_workload_list(d->db, &f, wl_found_row, w, d->err);
+    }
+    if (rc == GQ_ENOMEM)
+        return gq__error(d->err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_OK && !w->found)
+        return gq__error(d->err, GQ_ENOTFOUND, "workload \"%s\" not found in namespace \"%s\"",
+                         d->name, d->ns);
+    return rc;
+}
+
+struct podsets_ctx {
+    struct describe *d;
+    char last[64]; /* the pod set of the previous row */
+    int rows;
+};
+
+/* Columns: pod set, count, resource, per pod (text), per pod (accounting units). */
+static int podset_row(int n, const char *const *v, void *payload)
+{
+    struct podsets_ctx *p = payload;
+    int64_t count = num(v[1]), each = num(v[3] ? v[4] : NULL);
+    char total[GQ_QUANTITY_BUFSIZE];
+    bool same = p->rows++ > 0 && v[0] && strncmp(p->last, v[0], sizeof(p->last)) == 0;
+
+    (void)n;
+    snprintf(p->last, sizeof(p->last), "%s", v[0] ? v[0] : "");
+    if (!v[2]) {
+        line(&p->d->t, 1, "%s\t%s\t<none>\t\t\n", or_none(v[0]), or_none(v[1]));
+        return 0;
+    }
+    if (count > 0 && each > INT64_MAX / count)
+        snprintf(total, sizeof(total), "<overflow>");
+    else
+        amount(total, v[2], each * count);
+    line(&p->d->t, 1, "%s\t%s\t%s\t%s\t%s\n", same ? "" : or_none(v[0]), same ? "" : v[1], v[2],
+         v[3], total);
+    return 0;
+}
+
+static int put_podsets(struct describe *d, const char *uid)
+{
+    static const char sql[] =
+        "SELECT p.value ->> 'name', p.value ->> 'count', r.resource, r.amount_text, r.amount "
+        "FROM workloads w, json_each(w.spec, '$.spec.podSets') p "
+        "LEFT JOIN podset_requests r ON r.workload_id = w.id AND r.podset = p.key "
+        "WHERE w.uid = ?1 ORDER BY p.key, r.resource";
+    struct podsets_ctx p = {d, "", 0};
+    int rc;
+
+    line(&d->t, 0, "Pod Sets:\n");
+    line(&d->t, 1, "Name\tCount\tResource\tPer Pod\tTotal\n");
+    line(&d->t, 1, "----\t-----\t--------\t-------\t-----\n");
+    rc = gq__store_query(d->db->st, sql, &uid, 1, podset_row, &p, d->err);
+    flush(&d->t);
+    return rc;
+}
+
+/* A free-text value on one line (see ONE_LINE), or "<none>". */
+static void put_one_line(struct text *t, const char *label, const char *s)
+{
+    const char *p;
+
+    line(t, 0, "%s:\t", label);
+    for (p = s = or_none(s); *p; p++) {
+        if (*p == '\n' || *p == '\t' || *p == '\f') {
+            put(t, s, (size_t)(p - s));
+            put(t, *p == '\n' ? "\\n" : " ", *p == '\n' ? 2 : 1);
+            s = p + 1;
+        }
+    }
+    put(t, s, (size_t)(p - s));
+    put(t, "\n", 1);
+}
+
+static void put_wl_fields(struct describe *d, const struct wl_found *w)
+{
+    char buf[32];
+
+    line(&d->t, 0, "Job:\t%s/%s\n", w->s[3], w->s[4]);
+    line(&d->t, 0, "Local Queue:\t%s\n", or_none(w->s[5]));
+    line(&d->t, 0, "Cluster Queue:\t%s\n", or_none(w->s[6]));
+    line(&d->t, 0, "Priority Class:\t%s\n", or_none(w->s[10]));
+    line(&d->t, 0, "Priority:\t%" PRId64 "\n", w->priority);
+    line(&d->t, 0, "State:\t%s\n", w->s[7]);
+    put_one_line(&d->t, "Reason", w->s[8]);
+    put_one_line(&d->t, "Message", w->s[9]);
+    if (w->position >= 0)
+        line(&d->t, 0, "Position in Queue:\t%" PRId64 "\n", w->position);
+    line(&d->t, 0, "Pods:\t%" PRId64 "\n", w->pods);
+    line(&d->t, 0, "GPUs:\t%" PRId64 "\n", w->gpus);
+    line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, w->created));
+    line(&d->t, 0, "Admitted:\t%s\n", rfc3339(buf, w->admitted));
+    if (w->finished)
+        line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));
+}
+
+static int describe_workload(struct describe *d, struct row *r)
+{
+    static const char sql[] = "SELECT spec, admission FROM workloads WHERE uid = ?1";
+    struct wl_found w;
+    int rc;
+
+    memset(&w, 0, sizeof(w));
+    if ((rc = wl_find(d, &w)) || (rc = fetch(d, sql, (const char *const *)&w.s[2], 1, r)) ||
+        (rc = put_meta(d, w.s[0], w.s[1], w.s[2], r->v[0], NULL)))
+        goto out;
+    put_wl_fields(d, &w);
+    if ((rc = put_podsets(d, w.s[2])) != GQ_OK)
+        goto out;
+    if (r->v[1]) {
+        line(&d->t, 0, "Admission:\n");
+        if ((rc = put_tree(d, 1, r->v[1], "$", false)) != GQ_OK)
+            goto out;
+    }
+    rc = put_events(d, w.s[2]);
+out:
+    wl_found_clear(&w);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- describe */
+
+static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct describe *d = payload;
+    struct row r = {0, {NULL}};
+    int rc;
+
+    (void)st;
+    (void)err;
+    d->t.len = 0;
+    d->t.oom = false;
+    switch (d->kind) {
+    case GQ_KIND_CLUSTER_QUEUE:
+        rc = describe_cq(d, &r);
+        break;
+    case GQ_KIND_LOCAL_QUEUE:
+        rc = describe_lq(d, &r);
+        break;
+    case GQ_KIND_RESOURCE_FLAVOR:
+        rc = describe_flavor(d, &r);
+        break;
+    case GQ_KIND_COHORT:
+        rc = describe_cohort(d, &r);
+        break;
+    case GQ_KIND_JOB:
+    case GQ_KIND_WORKLOAD:
+        rc = describe_workload(d, &r);
+        break;
+    default:
+        rc = describe_generic(d, &r);
+        break;
+    }
+    row_clear(&r);
+    if (rc == GQ_OK && d->t.oom)
+        rc = gq__error(d->err, GQ_ENOMEM, "out of memory");
+    return rc;
+}
+
+int gq_describe(gq_db *db,
+                const char *resource,
+                const char *namespace,
+                const char *name,
+                char **out,
+                gq_error *err)
+{
+    struct describe d;
+    int rc;
+
+    GQ_ASSERT_ARG(db && name && out);
+    *out = NULL;
+    memset(&d, 0, sizeof(d));
+    d.kind = resource ? gq__kind_lookup(resource) : GQ_KIND_NONE;
+    if (d.kind == GQ_KIND_NONE)
+        return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
+                         resource ? resource : "");
+    d.db = db;
+    d.ns = gq__kind_is_namespaced(d.kind) ? (namespace ? namespace : "default") : NULL;
+    d.name = name;
+    d.now_ms = gq__now_ms();
+    d.err = err;
+    rc = gq__store_read(db->st, describe_txn, &d, err);
+    if (rc == GQ_OK && !(*out = tabify(&d.t)))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    free(d.t.p);
+    return rc;
+}
