@@ -93,32 +93,47 @@ static void put_pair(char *buf, size_t size, int64_t big, char bu, int64_t small
  * -1.5s is "0s" there; callers here pass whole seconds, which they should
  * round the same way. A year is 365 days, as upstream has it.
  */
+/* Copy s into buf, cut to size (snprintf of a constant draws truncation warnings). */
+static void put_text(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (size == 0)
+        return;
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
 void human_duration(char *buf, size_t size, int64_t seconds)
 {
+    char tmp[40]; /* room for any int64: the result is cut to size only at the end */
     int64_t minutes = seconds / 60;
     int64_t hours = seconds / 3600;
     int64_t days = hours / 24;
 
     if (seconds < -1)
-        snprintf(buf, size, "<invalid>");
+        put_text(tmp, sizeof(tmp), "<invalid>");
     else if (seconds < 0)
-        snprintf(buf, size, "0s");
+        put_text(tmp, sizeof(tmp), "0s");
     else if (seconds < 60 * 2)
-        snprintf(buf, size, "%" PRId64 "s", seconds);
+        snprintf(tmp, sizeof(tmp), "%" PRId64 "s", seconds);
     else if (minutes < 10)
-        put_pair(buf, size, minutes, 'm', seconds % 60, 's');
+        put_pair(tmp, sizeof(tmp), minutes, 'm', seconds % 60, 's');
     else if (minutes < 60 * 3)
-        snprintf(buf, size, "%" PRId64 "m", minutes);
+        snprintf(tmp, sizeof(tmp), "%" PRId64 "m", minutes);
     else if (hours < 8)
-        put_pair(buf, size, hours, 'h', minutes % 60, 'm');
+        put_pair(tmp, sizeof(tmp), hours, 'h', minutes % 60, 'm');
     else if (hours < 48)
-        snprintf(buf, size, "%" PRId64 "h", hours);
+        snprintf(tmp, sizeof(tmp), "%" PRId64 "h", hours);
     else if (hours < 24 * 8)
-        put_pair(buf, size, days, 'd', hours % 24, 'h');
+        put_pair(tmp, sizeof(tmp), days, 'd', hours % 24, 'h');
     else if (hours < 24 * 365 * 2)
-        snprintf(buf, size, "%" PRId64 "d", days);
+        snprintf(tmp, sizeof(tmp), "%" PRId64 "d", days);
     else if (hours < 24 * 365 * 8)
-        put_pair(buf, size, days / 365, 'y', days % 365, 'd');
+        put_pair(tmp, sizeof(tmp), days / 365, 'y', days % 365, 'd');
     else
-        snprintf(buf, size, "%" PRId64 "y", days / 365);
+        snprintf(tmp, sizeof(tmp), "%" PRId64 "y", days / 365);
+    put_text(buf, size, tmp);
 }

@@ -172,7 +172,6 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
 {
     enum gq_put_result put;
     const char *res = gq__kind_resource(obj->kind);
-    char *spec = NULL;
     int rc;
 
     if (c->opts->mode == GQ_MODE_SUBMIT)
@@ -187,10 +186,9 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
                             NULL, err);
         return rc;
     }
-    if ((rc = gq__manifest_encode(&spec, obj, err)) != GQ_OK)
+    if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
         return rc;
-    rc = gq__store_put_object(c->db->st, obj, spec, c->now_ms, &put, err);
-    free(spec);
+    rc = gq__store_put_object(c->db->st, obj, obj->canonical, c->now_ms, &put, err);
     if (rc == GQ_OK)
         rc = add_result(c, res, obj->meta.namespace, obj->meta.name, NULL, from_put(put), NULL,
                         err);
@@ -229,7 +227,9 @@ static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
 
     (void)st;
     results_clear(c); /* a retried transaction starts over */
+    gq__apply_forget(c->db);
     rc = gq__manifest_load(c->source, c->from_path ? NULL : c->buf, c->len, c->source, &dopts,
+                           c->opts->mode == GQ_MODE_DELETE ? NULL : gq__object_prepare,
                            on_object, c, err);
     if (rc == GQ_OK && c->opts->dry_run)
         rc = GQ__DRY_RUN; /* roll back, but report */
@@ -252,6 +252,7 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
     c->db->apply = c;
     rc = gq__store_write(c->db->st, apply_txn, c, err);
     c->db->apply = NULL;
+    gq__apply_forget(c->db);
     if (rc == GQ__DRY_RUN)
         rc = GQ_OK;
     for (i = 0; rc == GQ_OK && fn && i < c->nresults; i++) {

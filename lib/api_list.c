@@ -70,7 +70,7 @@ static int wl_row(int n, const char *const *v, void *payload)
 
 #define WL_SELECT                                                                                  \
     "WITH pos AS (SELECT id, row_number() OVER (PARTITION BY namespace, local_queue "              \
-    "ORDER BY priority DESC, queued_at, uid) - 1 AS p FROM workloads WHERE state = 'pending') "    \
+    "ORDER BY priority DESC, queued_at, id) - 1 AS p FROM workloads WHERE state = 'pending') "    \
     "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
     "w.priority_class, w.priority, w.pods, w.gpus, pos.p, w.created_at, w.admitted_at, "           \

@@ -29,6 +29,33 @@ struct wl_plan {
     int32_t priority;
 };
 
+/* Whether LocalQueue ns/name exists, remembering the last answer (see lq_seen). */
+static bool local_queue_exists(gq_db *db, const char *ns, const char *name)
+{
+    struct lq_seen *s = &db->lq;
+
+    if (s->ns && strcmp(s->ns, ns) == 0 && strcmp(s->name, name) == 0)
+        return s->exists;
+    free(s->ns);
+    free(s->name);
+    s->ns = strdup(ns);
+    s->name = strdup(name);
+    s->exists = gq__store_object_exists(db->st, GQ_KIND_LOCAL_QUEUE, ns, name);
+    if (!s->ns || !s->name) {
+        free(s->ns);
+        free(s->name);
+        s->ns = s->name = NULL;
+    }
+    return s->exists;
+}
+
+void gq__apply_forget(gq_db *db)
+{
+    free(db->lq.ns);
+    free(db->lq.name);
+    memset(&db->lq, 0, sizeof(db->lq));
+}
+
 /* Decide the initial state and why it waits; checks what submit requires. */
 static int plan(gq_db *db, const gq_apply_options *opts, const struct gq_object *obj,
                 struct wl_plan *p, gq_error *err)
@@ -46,7 +73,7 @@ static int plan(gq_db *db, const gq_apply_options *opts, const struct gq_object 
         p->reason = "Inadmissible";
         snprintf(p->message, sizeof(p->message),
                  "the job has no kueue.x-k8s.io/queue-name label");
-    } else if (wl->queue && !gq__store_object_exists(db->st, GQ_KIND_LOCAL_QUEUE, ns, wl->queue)) {
+    } else if (wl->queue && !local_queue_exists(db, ns, wl->queue)) {
         if (opts->mode == GQ_MODE_SUBMIT)
             return gq__error(err, GQ_ENOTFOUND, "localqueue \"%s\" not found in namespace \"%s\"",
                              wl->queue, ns);
@@ -94,27 +121,53 @@ static const char *resource_of(const struct gq_object *obj)
     return obj->kind == GQ_KIND_JOB ? "job.batch" : "workload.kueue.x-k8s.io";
 }
 
-static int create(gq_db *db, const struct gq_object *obj, struct gq_wl_write *w, gq_error *err)
+/*
+ * Everything about a job that does not need the database: its name (when
+ * generated), suspend forced (Kueue's webhook suspends every queued job),
+ * its UID, Kueue's workload name and its canonical JSON. Safe to run on the
+ * reading thread of a bulk apply.
+ */
+static int prepare_workload(struct gq_object *obj, gq_error *err)
 {
-    char uid[37], *name;
+    struct gq_workload *wl = &obj->u.wl;
+    char uid[37];
     int rc;
 
-    if (obj->meta.uid && strlen(obj->meta.uid) < sizeof(uid))
-        strcpy(uid, obj->meta.uid);
-    else
+    if ((rc = resolve_name(obj, err)) != GQ_OK)
+        return rc;
+    wl->suspend = true;
+    if (!obj->meta.uid) {
         gq__uid_new(uid);
-    name = obj->kind == GQ_KIND_JOB
-               ? gq__workload_name("Job", "batch", obj->u.wl.job_name, uid)
-               : gq__strdup(obj->meta.name);
-    if (!name)
+        if (!(obj->meta.uid = strdup(uid)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    wl->name = obj->kind == GQ_KIND_JOB
+                   ? gq__workload_name("Job", "batch", wl->job_name, obj->meta.uid)
+                   : gq__strdup(obj->meta.name);
+    if (!wl->name)
         return gq__error(err, GQ_ENOMEM, "out of memory");
-    w->uid = uid;
-    w->name = name;
+    return gq__manifest_encode(&obj->canonical, obj, err);
+}
+
+int gq__object_prepare(struct gq_object *obj, gq_error *err)
+{
+    if (obj->canonical)
+        return GQ_OK;
+    if (obj->kind == GQ_KIND_JOB || obj->kind == GQ_KIND_WORKLOAD)
+        return prepare_workload(obj, err);
+    return gq__manifest_encode(&obj->canonical, obj, err);
+}
+
+static int create(gq_db *db, const struct gq_object *obj, struct gq_wl_write *w, gq_error *err)
+{
+    int rc;
+
+    w->uid = obj->meta.uid;
+    w->name = obj->u.wl.name;
     rc = gq__store_insert_workload(db->st, w, err);
     if (rc == GQ_OK)
-        rc = gq__apply_report(db, resource_of(obj), obj->meta.namespace, obj->u.wl.job_name, name,
-                              GQ_APPLY_CREATED, w->message, err);
-    free(name);
+        rc = gq__apply_report(db, resource_of(obj), obj->meta.namespace, obj->u.wl.job_name,
+                              w->name, GQ_APPLY_CREATED, w->message, err);
     return rc;
 }
 
@@ -139,35 +192,30 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     struct gq_wl_write w;
     struct wl_plan p;
     enum gq_put_result put;
-    char *spec = NULL, *existing = NULL;
+    char *existing = NULL;
     int rc;
 
-    if ((rc = resolve_name(obj, err)) != GQ_OK)
-        return rc;
     if (opts->mode == GQ_MODE_DELETE)
-        return remove_workload(db, obj, now_ms, err);
-    /* Kueue's webhook suspends every queued job; gpuq does it on the way in. */
-    obj->u.wl.suspend = true;
-    if ((rc = plan(db, opts, obj, &p, err)) != GQ_OK)
+        return (rc = resolve_name(obj, err)) != GQ_OK ? rc : remove_workload(db, obj, now_ms, err);
+    if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
         return rc;
-    if ((rc = gq__manifest_encode(&spec, obj, err)) != GQ_OK)
+    if ((rc = plan(db, opts, obj, &p, err)) != GQ_OK)
         return rc;
     memset(&w, 0, sizeof(w));
     w.obj = obj;
-    w.spec = spec;
+    w.spec = obj->canonical;
     w.state = p.state;
     w.reason = p.reason;
     w.message = p.message[0] ? p.message : NULL;
     w.priority = p.priority;
     w.now_ms = now_ms;
-    rc = gq__store_find_job(db->st, obj->u.wl.job_kind, obj->meta.namespace, obj->u.wl.job_name,
-                            &existing, NULL, err);
+    /* Submit creates: the insert itself refuses a job that exists. */
+    rc = opts->mode == GQ_MODE_SUBMIT
+             ? GQ_ENOTFOUND
+             : gq__store_find_job(db->st, obj->u.wl.job_kind, obj->meta.namespace,
+                                  obj->u.wl.job_name, &existing, NULL, err);
     if (rc == GQ_ENOTFOUND) {
         rc = create(db, obj, &w, err);
-    } else if (rc == GQ_OK && opts->mode == GQ_MODE_SUBMIT) {
-        rc = gq__error(err, GQ_EEXISTS, "%s \"%s/%s\" already exists (workload %s)",
-                       obj->kind == GQ_KIND_JOB ? "job" : "workload", obj->meta.namespace,
-                       obj->u.wl.job_name, existing);
     } else if (rc == GQ_OK) {
         rc = gq__store_update_workload(db->st, &w, &put, err);
         if (rc == GQ_OK)
@@ -178,7 +226,6 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
                                   w.message, err);
     }
     free(existing);
-    free(spec);
     return rc;
 }
 

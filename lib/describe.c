@@ -1014,10 +1014,11 @@ static int podset_row(int n, const char *const *v, void *payload)
 static int put_podsets(struct describe *d, const char *uid)
 {
     static const char sql[] =
-        "SELECT p.value ->> 'name', p.value ->> 'count', r.resource, r.amount_text, r.amount "
-        "FROM workloads w, json_each(w.spec, '$.spec.podSets') p "
-        "LEFT JOIN podset_requests r ON r.workload_id = w.id AND r.podset = p.key "
-        "WHERE w.uid = ?1 ORDER BY p.key, r.resource";
+        "SELECT p.value ->> 'name', p.value ->> 'count', r.key, r.value, a.value "
+        "FROM workloads w JOIN json_each(w.podsets) p "
+        "LEFT JOIN json_each(p.value, '$.requests') r ON 1 "
+        "LEFT JOIN json_each(p.value, '$.amounts') a ON a.key = r.key "
+        "WHERE w.uid = ?1 ORDER BY p.key, r.key";
     struct podsets_ctx p = {d, "", 0};
     int rc;
 

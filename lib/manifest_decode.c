@@ -230,7 +230,7 @@ int gq__mf_string(struct gq__mf_ctx *c, json_object *v, const char **out)
 
 int gq__mf_strdup(struct gq__mf_ctx *c, json_object *v, gq__mf_check_fn check, char **out)
 {
-    const char *s;
+    const char *s = NULL;
     int rc;
 
     if ((rc = gq__mf_string(c, v, &s)) != GQ_OK)
@@ -479,7 +479,7 @@ static int keep_then_check(
 {
     json_object *v = gq__mf_get(meta, key);
     size_t mark;
-    const char *s;
+    const char *s = NULL;
     int rc;
 
     if (!v)
@@ -660,7 +660,7 @@ static int identify(struct gq__mf_ctx *c,
                     const char **api_version)
 {
     const char *kind, *slash, *version;
-    const struct gq__mf_kind *k;
+    const struct gq__mf_kind *k = NULL;
     char group[256];
     size_t glen;
     int rc;
@@ -723,7 +723,7 @@ int gq__manifest_decode(struct gq_object *obj,
                         gq_error *err)
 {
     struct gq__mf_ctx c;
-    const struct gq__mf_kind *k;
+    const struct gq__mf_kind *k = NULL;
     const char *api_version;
     int rc;
 

@@ -32,13 +32,23 @@ typedef int (*gq__object_cb)(struct gq_object *obj, const struct gq_doc_loc *loc
                              void *payload, gq_error *err);
 
 /*
+ * Called on each successfully decoded object before cb, possibly on another
+ * thread: it may compute and cache what needs no database (see
+ * gq__object_prepare). A non-zero return stops the load like a decoding error.
+ */
+typedef int (*gq__prepare_fn)(struct gq_object *obj, gq_error *err);
+
+/*
  * Read path (when buf is NULL) or buf/len (named source), decode every
- * document and hand it to cb. Decoding errors stop the load with the
- * location in front: "job.yaml: document 2 (Job default/x): spec...: ...".
+ * document, prepare it (when prepare is not NULL) and hand it to cb, in
+ * document order and always on the calling thread. A large file is read and
+ * decoded on a worker thread while cb runs (see manifest_load.c). Decoding
+ * errors stop the load with the location in front:
+ * "job.yaml: document 2 (Job default/x): spec...: ...".
  */
 int gq__manifest_load(const char *path, const char *buf, size_t len, const char *source,
-                      const struct gq_decode_options *opts, gq__object_cb cb, void *payload,
-                      gq_error *err);
+                      const struct gq_decode_options *opts, gq__prepare_fn prepare,
+                      gq__object_cb cb, void *payload, gq_error *err);
 
 /*
  * The canonical JSON text of an object (see manifest.h for what it holds).

@@ -196,6 +196,7 @@ static void workload_clear(struct gq_workload *wl)
         kvs_clear(&wl->assignments[i].usage);
     }
     free(wl->assignments);
+    free(wl->name);
 }
 
 void gq__object_clear(struct gq_object *obj)
@@ -203,6 +204,7 @@ void gq__object_clear(struct gq_object *obj)
     if (!obj)
         return;
     meta_clear(&obj->meta);
+    free(obj->canonical);
     switch (obj->kind) {
     case GQ_KIND_RESOURCE_FLAVOR:
         flavor_clear(&obj->u.flavor);

@@ -8,7 +8,7 @@
  * Kueue's defaults, so nothing downstream sees a version difference.
  *
  * Ownership: every pointer in these structs is owned by the struct and freed
- * by gq__object_free(). Optional scalars have a has_* flag; an absent optional
+ * by gq__object_clear(). Optional scalars have a has_* flag; an absent optional
  * string is NULL. Enumerations are stored as their canonical Kueue string,
  * which the decoder has checked against the allowed values.
  */
@@ -240,12 +240,14 @@ struct gq_workload {
     struct gq_podset_assignment *assignments;
     size_t nassignments;
     bool finished;                   /* a Finished=True condition was imported */
+    char *name;                      /* Kueue's workload name, once prepared (api_workload.c) */
 };
 
 /* One decoded object: the kind, its metadata, and the kind's struct. */
 struct gq_object {
     enum gq_kind kind;
     struct gq_meta meta;
+    char *canonical;  /* its canonical JSON once computed (gq__manifest_encode), or NULL */
     union {
         struct gq_namespace ns;
         struct gq_flavor flavor;

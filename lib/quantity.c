@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "util.h"
 #include "gpuqueue/quantity.h"
 
 /* GCC and Clang both provide it; __extension__ keeps -Wpedantic quiet. */
@@ -37,8 +38,6 @@ __extension__ typedef unsigned __int128 u128;
 #define UNITS_MAX ((uint64_t)INT64_MAX) /* the largest magnitude, in whole units */
 #define NANO 1000000000u                /* nano-units per unit */
 #define EXP_LIMIT 100                   /* |exponent| allowed in "1e<exp>" */
-#define QUOTE_MAX 64                    /* input bytes shown in a message */
-#define QUOTE_BUFSIZE (QUOTE_MAX * 4 + 8)
 
 /* API misuse in a function that has no gq_error: abort in debug builds. */
 #define ARG_CHECK(x)                                                                               \
@@ -93,41 +92,6 @@ struct suffix {
     int exp;
     gq_quantity_form format;
 };
-
-/*
- * Write s as a double-quoted string for an error message: at most QUOTE_MAX
- * input bytes, then "..."; quotes, backslashes and non-printing bytes escaped
- * so that the message stays one unambiguous line.
- */
-static const char *quote(char buf[QUOTE_BUFSIZE], const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t i, n = 0;
-
-    buf[n++] = '"';
-    for (i = 0; i < len && i < QUOTE_MAX; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '"' || c == '\\') {
-            buf[n++] = '\\';
-            buf[n++] = (char)c;
-        } else if (c < 0x20 || c >= 0x7f) {
-            buf[n++] = '\\';
-            buf[n++] = 'x';
-            buf[n++] = hex[c >> 4];
-            buf[n++] = hex[c & 0xf];
-        } else {
-            buf[n++] = (char)c;
-        }
-    }
-    if (len > QUOTE_MAX) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
-    buf[n++] = '"';
-    buf[n] = '\0';
-    return buf;
-}
 
 static bool is_digit(char c)
 {
@@ -352,7 +316,7 @@ int gq_quantity_parse(gq_quantity *out, const char *s, size_t len, gq_error *err
 {
     struct scan sc;
     struct suffix suf;
-    char qv[QUOTE_BUFSIZE];
+    char qv[GQ_QUOTE_BUFSIZE];
     bool fits;
     u128 n = 0;
     int rc;
@@ -360,19 +324,19 @@ int gq_quantity_parse(gq_quantity *out, const char *s, size_t len, gq_error *err
     GQ_ASSERT_ARG(out);
     GQ_ASSERT_ARG(s || len == 0);
     if (!scan_quantity(&sc, s, len))
-        return gq__error(err, GQ_EINVALID, "%s: %s", format_wrong, quote(qv, s, len));
+        return gq__error(err, GQ_EINVALID, "%s: %s", format_wrong, gq__quote(qv, s, len));
     rc = interpret_suffix(&suf, sc.sp, sc.slen);
     if (rc == GQ_EINVALID)
-        return gq__error(err, rc, "unable to parse quantity's suffix: %s", quote(qv, s, len));
+        return gq__error(err, rc, "unable to parse quantity's suffix: %s", gq__quote(qv, s, len));
     if (rc != GQ_OK)
-        return gq__error(err, rc, "quantity %s has an exponent out of range", quote(qv, s, len));
+        return gq__error(err, rc, "quantity %s has an exponent out of range", gq__quote(qv, s, len));
     fits = to_nanos(&n, &sc, &suf);
     switch (build(out, sc.neg, suf.format, fits, n)) {
     case TOO_LARGE:
-        return gq__error(err, GQ_ERANGE, "quantity %s is too large", quote(qv, s, len));
+        return gq__error(err, GQ_ERANGE, "quantity %s is too large", gq__quote(qv, s, len));
     case TOO_PRECISE:
         return gq__error(err, GQ_ERANGE, "quantity %s has too many significant digits",
-                         quote(qv, s, len));
+                         gq__quote(qv, s, len));
     default:
         return GQ_OK;
     }

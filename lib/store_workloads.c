@@ -11,6 +11,8 @@
  *    (`WHERE state IN (...)`), so quota is released exactly once;
  *  - every state change appends an event.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,42 +48,80 @@ static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
     }
 }
 
-static int insert_requests(struct gq_store *st, int64_t id, const struct gq_workload *wl,
-                           gq_error *err)
+/* A growing string, for the podsets column. */
+struct buf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
 {
-    static const char sql[] =
-        "INSERT INTO podset_requests(workload_id, podset, name, count, min_count, resource, "
-        "amount, amount_text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    va_list ap;
+    int n;
+
+    for (;;) {
+        va_start(ap, fmt);
+        n = b->failed ? 0 : vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (b->failed || n < 0 || (size_t)n < b->cap - b->len)
+            break;
+        b->cap = (b->cap + (size_t)n) * 2;
+        if (!(b->s = realloc(b->s, b->cap))) {
+            b->failed = true;
+            return;
+        }
+    }
+    if (n > 0)
+        b->len += (size_t)n;
+}
+
+/*
+ * The podsets column (see the schema). Pod set and resource names are
+ * validated DNS labels and qualified names, so none needs JSON escaping.
+ */
+static char *podsets_json(const struct gq_workload *wl)
+{
+    struct buf b = {malloc(256), 0, 256, false};
     char text[GQ_QUANTITY_BUFSIZE];
-    sqlite3_stmt *stmt;
     size_t p, r;
     int64_t v;
-    int rc;
 
+    if (!b.s)
+        return NULL;
+    b.s[0] = '\0';
+    put(&b, "[");
     for (p = 0; p < wl->npodsets; p++) {
         const struct gq_podset *ps = &wl->podsets[p];
 
+        put(&b, "%s{\"name\":\"%s\",\"count\":%d,\"minCount\":", p ? "," : "", ps->name,
+            (int)ps->count);
+        if (ps->has_min_count)
+            put(&b, "%d", (int)ps->min_count);
+        else
+            put(&b, "null");
+        put(&b, ",\"requests\":{");
         for (r = 0; r < ps->nrequests; r++) {
-            if (!(stmt = gq__store_stmt(st, sql, err)))
-                return err ? err->code : GQ_EIO;
+            gq_quantity_format(text, sizeof(text), &ps->requests[r].per_pod);
+            put(&b, "%s\"%s\":\"%s\"", r ? "," : "", ps->requests[r].resource, text);
+        }
+        put(&b, "},\"amounts\":{");
+        for (r = 0; r < ps->nrequests; r++) {
             if (gq_quantity_resource_value(&v, ps->requests[r].resource,
                                            &ps->requests[r].per_pod) != GQ_OK)
-                v = INT64_MAX;
-            gq_quantity_format(text, sizeof(text), &ps->requests[r].per_pod);
-            sqlite3_bind_int64(stmt, 1, id);
-            sqlite3_bind_int64(stmt, 2, (int64_t)p);
-            gq__bind_text(stmt, 3, ps->name);
-            sqlite3_bind_int64(stmt, 4, ps->count);
-            if (ps->has_min_count)
-                sqlite3_bind_int64(stmt, 5, ps->min_count);
-            gq__bind_text(stmt, 6, ps->requests[r].resource);
-            sqlite3_bind_int64(stmt, 7, v);
-            sqlite3_bind_text(stmt, 8, text, -1, SQLITE_TRANSIENT);
-            if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
-                return rc;
+                v = INT64_MAX; /* accounting saturates, as Kueue's does */
+            put(&b, "%s\"%s\":%lld", r ? "," : "", ps->requests[r].resource, (long long)v);
         }
+        put(&b, "}}");
     }
-    return GQ_OK;
+    put(&b, "]");
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }
 
 /* Usage rows of an imported admission: resource totals per assigned flavor. */
@@ -157,7 +197,7 @@ static char *clash(struct gq_store *st, const struct gq_wl_write *w, gq_error *e
     return name;
 }
 
-static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w)
+static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, const char *podsets)
 {
     const struct gq_workload *wl = &w->obj->u.wl;
     int64_t pods, gpus, queued = w->obj->meta.created_ms ? w->obj->meta.created_ms : w->now_ms;
@@ -187,6 +227,7 @@ static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w)
         sqlite3_bind_int64(stmt, 20, w->now_ms);
     if (finished)
         sqlite3_bind_int64(stmt, 21, w->now_ms);
+    gq__bind_text(stmt, 22, podsets);
     return GQ_OK;
 }
 
@@ -195,28 +236,33 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
     static const char sql[] =
         "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
         "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
-        "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at) "
+        "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?19, ?20, ?21)";
+        "?18, ?19, ?19, ?20, ?21, ?22)";
     sqlite3_stmt *stmt;
-    char *other;
+    char *other, *podsets;
     int64_t id;
     int rc;
 
     if ((other = clash(st, w, err)) != NULL) {
-        rc = gq__error(err, GQ_EEXISTS, "workload \"%s\" for %s \"%s/%s\" already exists", other,
-                       w->obj->u.wl.job_kind, w->obj->meta.namespace, w->obj->u.wl.job_name);
+        rc = gq__error(err, GQ_EEXISTS, "%s \"%s/%s\" already exists (workload %s)",
+                       strcmp(w->obj->u.wl.job_kind, "Job") == 0 ? "job" : "workload",
+                       w->obj->meta.namespace, w->obj->u.wl.job_name, other);
         free(other);
         return rc;
     }
-    if (!(stmt = gq__store_stmt(st, sql, err)))
+    if (!(podsets = podsets_json(&w->obj->u.wl)))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (!(stmt = gq__store_stmt(st, sql, err))) {
+        free(podsets);
         return err ? err->code : GQ_EIO;
-    bind_workload(stmt, w);
-    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+    }
+    bind_workload(stmt, w, podsets);
+    rc = gq__store_step_done(st, stmt, err);
+    free(podsets);
+    if (rc != GQ_OK)
         return rc;
     id = sqlite3_last_insert_rowid(st->db);
-    if ((rc = insert_requests(st, id, &w->obj->u.wl, err)) != GQ_OK)
-        return rc;
     if (strcmp(w->state, "admitted") == 0 && (rc = insert_usage(st, id, &w->obj->u.wl, err)))
         return rc;
     return gq__store_event(st, "Workload", w->obj->meta.namespace, w->name, w->uid, "Normal",
@@ -255,12 +301,12 @@ static int read_live(sqlite3_stmt *stmt, struct live *out, gq_error *err)
 }
 
 /*
- * The live workload called name in ns: by workload name first, then by job
- * name (of job_kind, when given). Exact lookups on the partial unique
+ * The live workload called name in ns: by workload name first (unless
+ * job_only), then by job name (of job_kind, when given). Exact lookups on the partial unique
  * indexes, so that finding one workload costs the same among a million.
  */
 static int find_live(struct gq_store *st, const char *ns, const char *name, const char *job_kind,
-                     struct live *out, gq_error *err)
+                     bool job_only, struct live *out, gq_error *err)
 {
     static const char by_name[] = "SELECT id, name, state, uid, spec FROM workloads "
                                   "WHERE namespace = ?1 AND name = ?2 AND state <> 'cancelled'";
@@ -276,7 +322,7 @@ static int find_live(struct gq_store *st, const char *ns, const char *name, cons
     int rc;
 
     memset(out, 0, sizeof(*out));
-    for (i = 0; i < 2; i++) {
+    for (i = job_only ? 1 : 0; i < 2; i++) {
         if (!(stmt = gq__store_stmt(st, sqls[i], err)))
             return err ? err->code : GQ_EIO;
         gq__bind_text(stmt, 1, ns);
@@ -302,7 +348,7 @@ int gq__store_find_job(struct gq_store *st, const char *kind, const char *ns,
                        const char *job_name, char **name_out, char **spec_out, gq_error *err)
 {
     struct live l;
-    int rc = find_live(st, ns, job_name, kind, &l, err);
+    int rc = find_live(st, ns, job_name, kind, true, &l, err);
 
     if (rc == GQ_OK) {
         if (name_out) {
@@ -321,18 +367,18 @@ int gq__store_find_job(struct gq_store *st, const char *kind, const char *ns,
 int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
                               enum gq_put_result *result, gq_error *err)
 {
-    static const char del_sql[] = "DELETE FROM podset_requests WHERE workload_id = ?1";
     static const char upd_sql[] =
         "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
         "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
-        "updated_at = ?11 WHERE id = ?1 AND state = 'pending'";
+        "updated_at = ?11, podsets = ?12 WHERE id = ?1 AND state = 'pending'";
     const struct gq_workload *wl = &w->obj->u.wl;
     sqlite3_stmt *stmt;
     int64_t pods, gpus;
+    char *podsets = NULL;
     struct live l;
     int rc;
 
-    if ((rc = find_live(st, w->obj->meta.namespace, wl->job_name, wl->job_kind, &l, err)))
+    if ((rc = find_live(st, w->obj->meta.namespace, wl->job_name, wl->job_kind, true, &l, err)))
         return rc;
     if (strcmp(l.spec, w->spec) == 0) {
         *result = GQ_PUT_UNCHANGED;
@@ -345,6 +391,10 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
         goto out;
     }
     totals(wl, &pods, &gpus);
+    if (!(podsets = podsets_json(wl))) {
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+        goto out;
+    }
     if (!(stmt = gq__store_stmt(st, upd_sql, err))) {
         rc = err ? err->code : GQ_EIO;
         goto out;
@@ -360,19 +410,13 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     sqlite3_bind_int64(stmt, 9, gpus);
     gq__bind_text(stmt, 10, w->spec);
     sqlite3_bind_int64(stmt, 11, w->now_ms);
-    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
-        goto out;
-    if (!(stmt = gq__store_stmt(st, del_sql, err))) {
-        rc = err ? err->code : GQ_EIO;
-        goto out;
-    }
-    sqlite3_bind_int64(stmt, 1, l.id);
-    if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK &&
-        (rc = insert_requests(st, l.id, wl, err)) == GQ_OK)
+    gq__bind_text(stmt, 12, podsets);
+    if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK)
         rc = gq__store_event(st, "Workload", w->obj->meta.namespace, l.name, l.uid, "Normal",
                              "Configured", NULL, NULL, NULL, w->now_ms, err);
     *result = GQ_PUT_CONFIGURED;
 out:
+    free(podsets);
     live_free(&l);
     return rc;
 }
@@ -388,7 +432,7 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
     struct live l;
     int rc;
 
-    if ((rc = find_live(st, ns, name, NULL, &l, err)) != GQ_OK)
+    if ((rc = find_live(st, ns, name, NULL, false, &l, err)) != GQ_OK)
         return rc;
     if (!(stmt = gq__store_stmt(st, upd_sql, err))) {
         rc = err ? err->code : GQ_EIO;

@@ -32,6 +32,18 @@ void gq__sha1_hex(char out[41], const void *data, size_t len);
  */
 char *gq__workload_name(const char *kind, const char *group, const char *name, const char *uid);
 
+/* Input bytes gq__quote shows, and the buffer it needs. */
+#define GQ_QUOTE_MAX 64
+#define GQ_QUOTE_BUFSIZE (GQ_QUOTE_MAX * 4 + 8)
+
+/*
+ * Write len bytes of s as a double-quoted string for an error message: at
+ * most GQ_QUOTE_MAX input bytes, then "..."; quotes, backslashes and
+ * non-printing bytes escaped, so the message stays one unambiguous line.
+ * Returns buf.
+ */
+const char *gq__quote(char buf[GQ_QUOTE_BUFSIZE], const char *s, size_t len);
+
 /* strdup that accepts NULL. */
 char *gq__strdup(const char *s);
 

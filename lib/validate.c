@@ -9,19 +9,18 @@
  * any other byte is invalid. Like apimachinery, a check collects every rule
  * the value breaks; they are joined with "; " into one message of the form
  * `invalid value "<value>": <rule>; <rule>`, with the value escaped and cut
- * to QUOTE_MAX bytes. Values are names of at most a few hundred bytes, checked
+ * to GQ_QUOTE_MAX bytes. Values are names of at most a few hundred bytes, checked
  * once per manifest or command, so there is no attempt at speed.
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
+#include "util.h"
 #include "gpuqueue/validate.h"
 
 #define LABEL_MAX 63      /* DNS-1123 label, qualified-name name part, label value */
 #define SUBDOMAIN_MAX 253 /* DNS-1123 subdomain, qualified-name prefix */
-#define QUOTE_MAX 64      /* input bytes shown in a message */
-#define QUOTE_BUFSIZE (QUOTE_MAX * 4 + 8)
 
 /* apimachinery's messages, without the regular expression and examples it appends. */
 #define LABEL_MSG                                                                                  \
@@ -61,44 +60,14 @@ static void problems_add(struct problems *p, const char *prefix, const char *rul
     p->text[p->len] = '\0';
 }
 
-/* Same escaping as quantity.c: one unambiguous line, at most QUOTE_MAX input bytes. */
-static const char *quote(char buf[QUOTE_BUFSIZE], const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t i, n = 0;
-
-    buf[n++] = '"';
-    for (i = 0; s[i] && i < QUOTE_MAX; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '"' || c == '\\') {
-            buf[n++] = '\\';
-            buf[n++] = (char)c;
-        } else if (c < 0x20 || c >= 0x7f) {
-            buf[n++] = '\\';
-            buf[n++] = 'x';
-            buf[n++] = hex[c >> 4];
-            buf[n++] = hex[c & 0xf];
-        } else {
-            buf[n++] = (char)c;
-        }
-    }
-    if (s[i]) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
-    buf[n++] = '"';
-    buf[n] = '\0';
-    return buf;
-}
-
 static int report(gq_error *err, const char *s, const struct problems *p)
 {
-    char qv[QUOTE_BUFSIZE];
+    char qv[GQ_QUOTE_BUFSIZE];
 
     if (p->len == 0)
         return GQ_OK;
-    return gq__error(err, GQ_EINVALID, "invalid value %s: %s", quote(qv, s), p->text);
+    return gq__error(err, GQ_EINVALID, "invalid value %s: %s", gq__quote(qv, s, strlen(s)),
+                     p->text);
 }
 
 static bool is_lower_alnum(char c)

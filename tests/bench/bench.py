@@ -21,62 +21,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from common import JOB, QUEUES  # noqa: E402  (shared with the integration tests)
+
 BUILD = sys.argv[1]
 QUICK = "--quick" in sys.argv
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
 RUNS = 3 if QUICK else 5
 
-QUEUES = """apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: 1000}
-      - {name: memory, nominalQuota: 4Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 64}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: default}
-spec: {clusterQueue: cq}
-"""
 
-JOB = """apiVersion: batch/v1
-kind: Job
-metadata:
-  name: job-{i}
-  namespace: default
-  labels:
-    kueue.x-k8s.io/queue-name: q
-spec:
-  parallelism: 1
-  completions: 1
-  suspend: true
-  template:
-    spec:
-      containers:
-      - name: main
-        image: busybox
-        args: ["sleep", "60"]
-        resources:
-          requests:
-            cpu: "100m"
-            memory: "100Mi"
-            nvidia.com/gpu: 1
-          limits:
-            nvidia.com/gpu: 1
-      restartPolicy: Never
----
-"""
 
 
 def fresh_db(tmp, name):

@@ -39,3 +39,59 @@ def scratch():
 
 def binary():
     return os.path.abspath(sys.argv[1])
+
+
+# A flavor, a ClusterQueue with room for cpu, memory and GPUs, and LocalQueue
+# "q" in namespace default: the setup most tests and the benchmarks start from.
+QUEUES = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: 1000}
+      - {name: memory, nominalQuota: 4Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 64}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+"""
+
+# One GPU Job for queue "q", as a user writes it; format with i=N.
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-{i}
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: q
+spec:
+  parallelism: 1
+  completions: 1
+  suspend: true
+  template:
+    spec:
+      containers:
+      - name: main
+        image: busybox
+        args: ["sleep", "60"]
+        resources:
+          requests:
+            cpu: "100m"
+            memory: "100Mi"
+            nvidia.com/gpu: 1
+          limits:
+            nvidia.com/gpu: 1
+      restartPolicy: Never
+---
+"""

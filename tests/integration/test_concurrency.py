@@ -5,34 +5,9 @@ against one database: all 1,600 jobs present, every submit exits 0, and no
 import os
 import subprocess
 
-from common import Checks, binary, gpuq, scratch
+from common import QUEUES, Checks, binary, gpuq, scratch
 
 WRITERS, JOBS = 8, 200
-
-QUEUES = """
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, nvidia.com/gpu]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: 100}
-      - {name: nvidia.com/gpu, nominalQuota: 8}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: default}
-spec: {clusterQueue: cq}
-"""
-
 
 def main():
     c, exe = Checks(), binary()

@@ -12,41 +12,9 @@ import sqlite3
 import subprocess
 import time
 
-from common import Checks, binary, gpuq, scratch
+from common import JOB, QUEUES, Checks, binary, gpuq, scratch
 
-QUEUES = """
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: f
-      resources: [{name: cpu, nominalQuota: 10}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: default}
-spec: {clusterQueue: cq}
-"""
 
-JOB = """apiVersion: batch/v1
-kind: Job
-metadata:
-  name: job-%d
-  labels: {kueue.x-k8s.io/queue-name: q}
-spec:
-  template:
-    spec:
-      containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
----
-"""
 
 
 def count(db):
@@ -82,7 +50,7 @@ def killed_submit(c, exe, tmp):
     path = os.path.join(tmp, "jobs.yaml")
     with open(path, "w") as f:
         for i in range(20000):
-            f.write(JOB % i)
+            f.write(JOB.format(i=i))
     outcomes = set()
     for delay in (0.05, 0.15, 0.3, 0.6):
         before, _ = count(db)
