@@ -384,6 +384,9 @@ int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error 
 
 int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
 {
+    /* Inside a caller's transaction, read in its snapshot rather than nest. */
+    if (!sqlite3_get_autocommit(st->db))
+        return fn(st, payload, err);
     return run_txn(st, "BEGIN", fn, payload, err);
 }
 

@@ -52,7 +52,10 @@ int gq__store_schema_version(struct gq_store *st);
 typedef int (*gq__txn_fn)(struct gq_store *st, void *payload, gq_error *err);
 int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
 
-/* The same for read-only work, in one consistent snapshot (BEGIN DEFERRED). */
+/*
+ * The same for read-only work, in one consistent snapshot (BEGIN DEFERRED);
+ * inside a transaction already open, fn simply runs in it.
+ */
 int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
 
 /* ---------------------------------------------------------------- objects */
