@@ -62,8 +62,11 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
 /* Print the command's --help text (usage, summary, flags) to stdout. */
 void cli_help(const struct command *cmd, const struct flag *flags);
 
-/* Open the database the global options name; prints the error and returns NULL on failure. */
-gq_db *cli_open(const struct global *g, bool readonly);
+/*
+ * Open the database the global options name (read-write even to list: a WAL
+ * reader needs the -shm file); prints the error and returns NULL on failure.
+ */
+gq_db *cli_open(const struct global *g);
 
 /* Print "error: MSG" for a library error and return its exit status. */
 int cli_fail(const gq_error *err);

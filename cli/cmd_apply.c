@@ -48,7 +48,7 @@ static int apply_files(struct global *g, const struct strlist *files, gq_apply_m
     size_t i;
     int rc = GQ_OK;
 
-    if (!(db = cli_open(g, false)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     o.mode = mode;
     o.strict = strict;
@@ -110,7 +110,7 @@ int cmd_delete(struct global *g, int argc, char **argv)
         return cli_usage_error("delete needs RESOURCE NAME... or -f FILE");
     if (!(resource = gq_resource_name(argv[0])))
         return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
-    if (!(db = cli_open(g, false)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     for (i = 1; i < nargs; i++) {
         if (gq_object_delete(db, resource, cli_namespace(g), argv[i], &err) == GQ_OK)

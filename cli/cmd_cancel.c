@@ -22,7 +22,7 @@ int cmd_cancel(struct global *g, int argc, char **argv)
     }
     if (nargs == 0)
         return cli_usage_error("cancel needs at least one workload or job name");
-    if (!(db = cli_open(g, false)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     for (i = 0; i < nargs; i++) {
         if (gq_workload_cancel(db, cli_namespace(g), argv[i], &name, &err) == GQ_OK) {
@@ -55,7 +55,7 @@ int cmd_describe(struct global *g, int argc, char **argv)
         return cli_usage_error("describe needs RESOURCE NAME");
     if (!(resource = gq_resource_name(argv[0])))
         return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
-    if (!(db = cli_open(g, true)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     rc = gq_describe(db, resource, cli_namespace(g), argv[1], &text, &err);
     if (rc == GQ_OK)

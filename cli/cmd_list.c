@@ -375,7 +375,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     f.state = status;
     f.local_queue = lq;
     f.cluster_queue = cq;
-    if (!(db = cli_open(g, true)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     rc = list(db, &l, resource, &f);
     table_free(l.t);

@@ -113,7 +113,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
         strcmp(g->output, "yaml"))
         return cli_usage_error("submit prints names, json or yaml, not \"%s\"", g->output);
     s.print = !g->output || strcmp(g->output, "name") == 0;
-    if (!(db = cli_open(g, false)))
+    if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     o.mode = GQ_MODE_SUBMIT;
     o.default_namespace = g->namespace;

@@ -50,7 +50,7 @@ int cli_write_stdout(const char *buf, size_t len, void *payload)
     return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
 }
 
-gq_db *cli_open(const struct global *g, bool readonly)
+gq_db *cli_open(const struct global *g)
 {
     gq_open_options o = GQ_OPEN_OPTIONS_INIT;
     gq_error err = {0, ""};
@@ -58,7 +58,6 @@ gq_db *cli_open(const struct global *g, bool readonly)
     gq_db *db = NULL;
     int rc;
 
-    (void)readonly; /* readers open read-write too: WAL readers need the -shm file */
     if (g->db_path)
         path = strdup(g->db_path);
     else if (gq_db_default_path(&path, &err) != GQ_OK) {
