@@ -206,12 +206,15 @@ char *gq__workload_name(const char *kind, const char *group, const char *name, c
     n += ulen;
     gq__sha1_hex(hex, in, n);
     free(in);
-    for (i = 0; i < klen; i++)
-        out[i] = (char)tolower((unsigned char)kind[i]);
-    out[klen] = '-';
-    memcpy(out + klen + 1, name, nlen);
+    /* lower(kind) "-" name, cut to WL_NAME_MAX_PREFIX characters (kinds are short). */
     if (plen > WL_NAME_MAX_PREFIX)
         plen = WL_NAME_MAX_PREFIX;
+    for (i = 0; i < klen && i < plen; i++)
+        out[i] = (char)tolower((unsigned char)kind[i]);
+    if (klen < plen) {
+        out[klen] = '-';
+        memcpy(out + klen + 1, name, plen - klen - 1);
+    }
     out[plen] = '-';
     memcpy(out + plen + 1, hex, 5);
     out[plen + 6] = '\0';

@@ -1,0 +1,102 @@
+/*
+ * test_util.c: SHA-1 against FIPS 180-4's vectors, Kueue's workload names
+ * (expected values computed independently with Python's hashlib), UIDs, and
+ * the message quoting every error uses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "util.h"
+
+static void sha1_vectors(void)
+{
+    static const struct {
+        const char *in;
+        size_t repeat;
+        const char *hex;
+    } rows[] = {
+        {"", 1, "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+        {"abc", 1, "a9993e364706816aba3e25717850c26c9cd0d89d"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+        {"a", 1000, "291e9a6c66994949b57ba5e650361e98fc36b1ba"},
+    };
+    char hex[41], *buf;
+    size_t i, j, n;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        n = strlen(rows[i].in) * rows[i].repeat;
+        buf = malloc(n + 1);
+        for (j = 0; j < rows[i].repeat; j++)
+            memcpy(buf + j * strlen(rows[i].in), rows[i].in, strlen(rows[i].in));
+        gq__sha1_hex(hex, buf, n);
+        CHECKF(strcmp(hex, rows[i].hex) == 0, "row %zu: %s", i, hex);
+        free(buf);
+    }
+}
+
+static void workload_names(void)
+{
+    char long_name[301], *name;
+
+    name = gq__workload_name("Job", "batch", "sample-job", "a1b2c3d4-0000-4000-8000-000000000001");
+    CHECK_STR(name, "job-sample-job-57a5d");
+    free(name);
+    /* Cut to 247 characters before the hash, so names stay within 253. */
+    memset(long_name, 'x', 300);
+    long_name[300] = '\0';
+    name = gq__workload_name("Job", "batch", long_name, "u1");
+    CHECK(strlen(name) == 253);
+    CHECK(strncmp(name, "job-xxx", 7) == 0);
+    CHECK_STR(name + 247, "-e1de5");
+    free(name);
+}
+
+static void uids(void)
+{
+    char a[37], b[37];
+    int i;
+
+    gq__uid_new(a);
+    gq__uid_new(b);
+    CHECK(strlen(a) == 36 && strcmp(a, b) != 0);
+    CHECK(a[14] == '4');                                          /* version 4 */
+    CHECK(strchr("89ab", a[19]) != NULL);                         /* RFC 4122 variant */
+    for (i = 0; i < 36; i++)
+        CHECKF(i == 8 || i == 13 || i == 18 || i == 23 ? a[i] == '-' : strchr("0123456789abcdef", a[i]) != NULL,
+               "char %d of %s", i, a);
+}
+
+static void quoting(void)
+{
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *out;
+    } rows[] = {
+        {"plain", 5, "\"plain\""},
+        {"a\"b\\c", 5, "\"a\\\"b\\\\c\""},
+        {"new\nline", 8, "\"new\\x0aline\""},
+        {"nul\0x", 5, "\"nul\\x00x\""},
+    };
+    char buf[GQ_QUOTE_BUFSIZE], big[100];
+    size_t i;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        CHECKF(strcmp(gq__quote(buf, rows[i].in, rows[i].len), rows[i].out) == 0, "row %zu: %s",
+               i, buf);
+    memset(big, 'v', sizeof(big));
+    gq__quote(buf, big, sizeof(big));
+    CHECK(strlen(buf) == GQ_QUOTE_MAX + 5); /* quotes, then "..." after the shown bytes */
+    CHECK(strcmp(buf + GQ_QUOTE_MAX + 1, "...\"") == 0);
+}
+
+int main(void)
+{
+    TEST_RUN(sha1_vectors);
+    TEST_RUN(workload_names);
+    TEST_RUN(uids);
+    TEST_RUN(quoting);
+    return TEST_DONE();
+}
