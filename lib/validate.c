@@ -214,9 +214,6 @@ int gq_validate_label_value(const char *s, gq_error *err)
 
 int gq_validate_resource_name(const char *s, gq_error *err)
 {
-    struct problems p = {.len = 0};
-
-    GQ_ASSERT_ARG(s);
-    check_qualified_name(&p, s);
-    return report(err, s, &p);
+    /* Both are apimachinery's IsQualifiedName. */
+    return gq_validate_label_key(s, err);
 }
