@@ -537,8 +537,18 @@ static int decode_namespace(struct gq__mf_ctx *c,
     /* Cluster-scoped kinds ignore metadata.namespace, as the API server does. */
     if (!(k->flags & GQ_MF_NAMESPACED))
         return GQ_OK;
-    if (gq__mf_get(meta, "namespace"))
-        return keep_then_check(c, meta, "namespace", gq_validate_dns1123_label, &m->namespace);
+    if (gq__mf_get(meta, "namespace")) {
+        rc = keep_then_check(c, meta, "namespace", gq_validate_dns1123_label, &m->namespace);
+        /* An explicit -n that disagrees with the document is refused, as kubectl does. */
+        if (rc == GQ_OK && opts && opts->default_namespace &&
+            strcmp(m->namespace, opts->default_namespace) != 0)
+            return gq__error(c->err, GQ_EINVALID,
+                             "the namespace from the provided object \"%s\" does not match the "
+                             "namespace \"%s\". You must pass '--namespace=%s' to perform this "
+                             "operation.",
+                             m->namespace, opts->default_namespace, m->namespace);
+        return rc;
+    }
     if (!(m->namespace = strdup(def)))
         return gq__mf_nomem(c);
     mark = gq__mf_push(c, "namespace");

@@ -10,7 +10,12 @@
 #include "model.h"
 
 struct gq_decode_options {
-    const char *default_namespace; /* for namespaced kinds without metadata.namespace */
+    /*
+     * The namespace given with -n, or NULL: namespaced kinds without
+     * metadata.namespace get it ("default" when NULL), and a document naming
+     * another one is refused, as kubectl refuses it.
+     */
+    const char *default_namespace;
 };
 
 /* Where a document came from, for messages. */
