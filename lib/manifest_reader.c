@@ -46,6 +46,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,8 +383,13 @@ static int resolve_plain(json_object **out, const char *s, size_t n)
         for (i = 0; n <= 5 && i < sizeof(words) / sizeof(words[0]); i++) {
             if (words[i].len != n || memcmp(s, words[i].text, n) != 0)
                 continue;
-            if (words[i].type == TY_BOOL)
-                *out = json_object_new_boolean(words[i].value != 0);
+            if (words[i].type == TY_BOOL && (*out = json_object_new_boolean(words[i].value != 0)))
+                /*
+                 * Keep the word as written ("on", "yes") for messages: a label
+                 * value `on` is reported as "on", not "true". Static text: nothing
+                 * to free, no allocation.
+                 */
+                json_object_set_userdata(*out, (void *)(uintptr_t)words[i].text, NULL);
             else if (words[i].type == TY_FLOAT)
                 *out = json_object_new_double_s(words[i].value, s);
             return words[i].type != TY_NULL && !*out ? -1 : (int)words[i].type;

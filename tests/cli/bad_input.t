@@ -39,6 +39,12 @@ $ gpuq submit -f $DATA/bad/truncated.yaml
 ? 1
 $ gpuq list -A -o json
 == before
+# A YAML 1.1 boolean where Kubernetes wants a string is refused, naming what was written.
+$ gpuq submit -f $DATA/bad/label-on.yaml
+!~ error: \S*/label-on\.yaml: document 1 \(Job default/label-on\): metadata\.labels\.preemptible: invalid value "on": must be a string, quote it
+? 1
+$ gpuq list -A -o json
+== before
 # The same flags, from the command line.
 $ gpuq submit --queue dws-local-queue --gpus -1
 ! error: --gpus: invalid value "-1": must be greater than or equal to 0
