@@ -12,25 +12,33 @@
 struct submitted {
     char **names; /* workload names, for -o json|yaml */
     size_t n;
-    bool print;
+    bool print;  /* print names as they come, rather than keep them for records */
+    bool failed; /* a name could not be kept (out of memory) */
 };
+
+/* A submitted workload: print its name, or keep it to print its record. */
+static void add_name(struct submitted *s, const char *name)
+{
+    char **v;
+
+    if (s->print) {
+        printf("%s\n", name);
+        return;
+    }
+    if (!(v = realloc(s->names, (s->n + 1) * sizeof(*v))) || !(v[s->n] = strdup(name))) {
+        if (v)
+            s->names = v;
+        s->failed = true;
+        return;
+    }
+    s->names = v;
+    s->n++;
+}
 
 static void on_item(const gq_apply_item *item, void *payload)
 {
-    struct submitted *s = payload;
-    char **v;
-
-    if (!item->workload)
-        return;
-    if (s->print) {
-        printf("%s\n", item->workload);
-        return;
-    }
-    if (!(v = realloc(s->names, (s->n + 1) * sizeof(*v))))
-        return;
-    s->names = v;
-    if ((v[s->n] = strdup(item->workload)) != NULL)
-        s->n++;
+    if (item->workload)
+        add_name(payload, item->workload);
 }
 
 static int print_records(gq_db *db, const struct global *g, const struct submitted *s)
@@ -52,7 +60,6 @@ static int print_records(gq_db *db, const struct global *g, const struct submitt
 static int submit_flags(gq_db *db, const struct global *g, gq_job_spec *spec, int nargs,
                         char **argv, struct submitted *s, gq_error *err)
 {
-    gq_apply_item item;
     char *name = NULL;
     int i, rc;
 
@@ -65,9 +72,7 @@ static int submit_flags(gq_db *db, const struct global *g, gq_job_spec *spec, in
     spec->namespace = g->namespace;
     if ((rc = gq_job_submit(db, spec, NULL, &name, err)) != GQ_OK)
         return rc;
-    memset(&item, 0, sizeof(item));
-    item.workload = name;
-    on_item(&item, s);
+    add_name(s, name);
     gq_free(name);
     return GQ_OK;
 }
@@ -91,7 +96,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
-    struct submitted s = {NULL, 0, true};
+    struct submitted s = {NULL, 0, true, false};
     gq_error err = {0, ""};
     size_t i;
     gq_db *db;
@@ -123,7 +128,11 @@ int cmd_submit(struct global *g, int argc, char **argv)
     } else {
         rc = submit_flags(db, g, &spec, nargs, argv, &s, &err);
     }
-    if (rc == GQ_OK && !s.print)
+    if (rc == GQ_OK && s.failed) {
+        /* The jobs are stored; only their records cannot be printed. */
+        fputs("error: out of memory printing the submitted records\n", stderr);
+        rc = GQ_ENOMEM;
+    } else if (rc == GQ_OK && !s.print)
         rc = print_records(db, g, &s) == EXIT_SUCCESS ? GQ_OK : GQ_ERROR;
     else if (rc != GQ_OK)
         cli_fail(&err);

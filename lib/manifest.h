@@ -35,7 +35,4 @@ int gq__manifest_decode(struct gq_object *obj, json_object *root,
  * templates, queueName, priority...). Caller frees *out with free().
  */
 
-/* The same as a json-c tree (caller puts it). */
-json_object *gq__manifest_encode_tree(const struct gq_object *obj);
-
 #endif

@@ -239,20 +239,22 @@ static int raw_text_serializer(json_object *jso, struct printbuf *pb, int level,
     return printbuf_memappend(pb, text, (int)strlen(text));
 }
 
-static json_object *encode_template(const char *text, bool raw)
+/*
+ * The pristine template, written out as the text decode kept (not parsed
+ * back): the node serializes as that text.
+ */
+static json_object *encode_template(const char *text)
 {
     json_object *t;
 
     if (!text)
         return json_object_new_object();
-    if (!raw)
-        return json_tokener_parse(text);
     if ((t = json_object_new_object()))
         json_object_set_serializer(t, raw_text_serializer, (void *)(uintptr_t)text, NULL);
     return t;
 }
 
-static json_object *encode_podset(const struct gq_podset *ps, bool raw)
+static json_object *encode_podset(const struct gq_podset *ps)
 {
     json_object *o = json_object_new_object();
 
@@ -260,7 +262,7 @@ static json_object *encode_podset(const struct gq_podset *ps, bool raw)
         return NULL;
     if (!put_string(o, "name", ps->name) || !put(o, "count", json_object_new_int(ps->count)) ||
         (ps->has_min_count && !put(o, "minCount", json_object_new_int(ps->min_count))) ||
-        !put(o, "template", encode_template(ps->template_json, raw))) {
+        !put(o, "template", encode_template(ps->template_json))) {
         json_object_put(o);
         return NULL;
     }
@@ -278,14 +280,14 @@ static json_object *encode_priority_ref(const char *name)
     return NULL;
 }
 
-static json_object *encode_workload_spec(const struct gq_workload *wl, bool raw)
+static json_object *encode_workload_spec(const struct gq_workload *wl)
 {
     json_object *spec = json_object_new_object(), *sets = json_object_new_array();
     size_t i;
     bool ok = spec && sets;
 
     for (i = 0; ok && i < wl->npodsets; i++) {
-        json_object *ps = encode_podset(&wl->podsets[i], raw);
+        json_object *ps = encode_podset(&wl->podsets[i]);
 
         ok = ps && json_object_array_add(sets, ps) == 0;
         if (!ok)
@@ -304,11 +306,6 @@ static json_object *encode_workload_spec(const struct gq_workload *wl, bool raw)
         return NULL;
     }
     return spec;
-}
-
-json_object *gq__mf_encode_workload_spec(const struct gq_workload *wl)
-{
-    return encode_workload_spec(wl, false);
 }
 
 /* ------------------------------------------------------------ documents */
@@ -332,13 +329,12 @@ static json_object *encode_meta(const struct gq_object *obj)
 }
 
 /* The body after metadata: spec (or root fields) from the kind's table, or a workload spec. */
-static bool
-encode_body(json_object *root, const struct gq_object *obj, const struct gq__mf_kind *k, bool raw)
+static bool encode_body(json_object *root, const struct gq_object *obj, const struct gq__mf_kind *k)
 {
     json_object *spec;
 
     if (obj->kind == GQ_KIND_JOB || obj->kind == GQ_KIND_WORKLOAD)
-        return put(root, "spec", encode_workload_spec(&obj->u.wl, raw));
+        return put(root, "spec", encode_workload_spec(&obj->u.wl));
     if (!k->schema)
         return true;
     if (!k->spec)
@@ -352,7 +348,7 @@ encode_body(json_object *root, const struct gq_object *obj, const struct gq__mf_
     return put(root, k->spec, spec);
 }
 
-static json_object *encode_tree(const struct gq_object *obj, bool raw)
+static json_object *encode_tree(const struct gq_object *obj)
 {
     const struct gq__mf_kind *k = gq__mf_kind_of(obj->kind);
     bool workload = obj->kind == GQ_KIND_JOB || obj->kind == GQ_KIND_WORKLOAD;
@@ -362,16 +358,11 @@ static json_object *encode_tree(const struct gq_object *obj, bool raw)
         return NULL;
     if (!put_string(root, "apiVersion", k->encode_api_version) ||
         !put_string(root, "kind", workload ? "Workload" : k->name) ||
-        !put(root, "metadata", encode_meta(obj)) || !encode_body(root, obj, k, raw)) {
+        !put(root, "metadata", encode_meta(obj)) || !encode_body(root, obj, k)) {
         json_object_put(root);
         return NULL;
     }
     return root;
-}
-
-json_object *gq__manifest_encode_tree(const struct gq_object *obj)
-{
-    return obj ? encode_tree(obj, false) : NULL;
 }
 
 int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err)
@@ -382,7 +373,7 @@ int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err)
 
     GQ_ASSERT_ARG(out && obj);
     *out = NULL;
-    if (!(root = encode_tree(obj, true)))
+    if (!(root = encode_tree(obj)))
         return gq__error(err, GQ_ENOMEM, "out of memory");
     text = json_object_to_json_string_length(root, JSON_FLAGS, &len);
     if (text && (*out = malloc(len + 1)))

@@ -206,6 +206,5 @@ int gq__mf_decode_workload(struct gq__mf_ctx *c, json_object *root, struct gq_ob
 /* Encoding a table's fields into out, and the custom workload encoder. */
 json_object *gq__mf_encode_kvs(const struct gq_kvs *kvs); /* keys sorted */
 int gq__mf_encode_fields(json_object *out, const struct gq__mf_schema *s, const void *base);
-json_object *gq__mf_encode_workload_spec(const struct gq_workload *wl);
 
 #endif

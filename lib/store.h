@@ -82,10 +82,6 @@ bool gq__store_object_exists(struct gq_store *st, enum gq_kind kind, const char 
 /* The value of a WorkloadPriorityClass; GQ_ENOTFOUND if there is none of that name. */
 int gq__store_priority_value(struct gq_store *st, const char *name, int32_t *out, gq_error *err);
 
-/* The stored canonical JSON of an object; *out is malloc'd. GQ_ENOTFOUND if absent. */
-int gq__store_get_spec(struct gq_store *st, enum gq_kind kind, const char *ns, const char *name,
-                       char **out, gq_error *err);
-
 /* -------------------------------------------------------------- workloads */
 
 /* A workload as the store writes it: the decoded job plus what the store needs. */

@@ -315,21 +315,6 @@ bool gq__store_object_exists(struct gq_store *st, enum gq_kind kind, const char 
     return t && lookup(st, t, ns, name, NULL, NULL, NULL) == 1;
 }
 
-int gq__store_get_spec(struct gq_store *st, enum gq_kind kind, const char *ns, const char *name,
-                       char **out, gq_error *err)
-{
-    const struct kind_table *t = table_for(kind);
-    int found;
-
-    *out = NULL;
-    if (!t)
-        return gq__error(err, GQ_EINVALID, "kind %s is not a queue object", gq__kind_name(kind));
-    found = lookup(st, t, ns, name, NULL, out, err);
-    if (found == 0)
-        return gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(kind), name);
-    return found < 0 ? found : GQ_OK;
-}
-
 int gq__store_priority_value(struct gq_store *st, const char *name, int32_t *out, gq_error *err)
 {
     static const char sql[] = "SELECT value FROM priority_classes WHERE name = ?1";
