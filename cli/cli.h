@@ -86,9 +86,15 @@ int cmd_submit(struct global *g, int argc, char **argv);
 int cmd_list(struct global *g, int argc, char **argv);
 int cmd_describe(struct global *g, int argc, char **argv);
 int cmd_cancel(struct global *g, int argc, char **argv);
+int cmd_schedule(struct global *g, int argc, char **argv);
+int cmd_stop(struct global *g, int argc, char **argv);
+int cmd_resume(struct global *g, int argc, char **argv);
 int cmd_version(struct global *g, int argc, char **argv);
 int cmd_help(struct global *g, int argc, char **argv);
 
 extern const struct command commands[];
+
+/* The command table entry of a command (or alias); NULL if unknown. */
+const struct command *cli_command(const char *name);
 
 #endif

@@ -26,12 +26,19 @@ const struct command commands[] = {
      "Cancel pending or admitted workloads (by workload or job name)"},
     {"delete", NULL, cmd_delete, "gpuq delete RESOURCE NAME... | -f FILE|DIR|- [flags]",
      "Delete objects by name or by the manifests that created them"},
+    {"schedule", NULL, cmd_schedule, "gpuq schedule [--cycles N | --until-stable] [flags]",
+     "Run admission cycles: reserve quota, preempt, and say why the rest waits"},
+    {"stop", NULL, cmd_stop,
+     "gpuq stop clusterqueue|localqueue NAME [--keep-already-running] [flags]",
+     "Stop admitting to a queue (and evict what it runs, unless kept)"},
+    {"resume", NULL, cmd_resume, "gpuq resume clusterqueue|localqueue NAME [flags]",
+     "Resume a stopped queue"},
     {"version", NULL, cmd_version, "gpuq version", "Print the version"},
     {"help", NULL, cmd_help, "gpuq help [COMMAND]", "Show help for gpuq or a command"},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const struct command *find_command(const char *name)
+const struct command *cli_command(const char *name)
 {
     const struct command *c;
 
@@ -78,7 +85,7 @@ int cmd_help(struct global *g, int argc, char **argv)
         usage_all(stdout);
         return EXIT_SUCCESS;
     }
-    if (!(c = find_command(argv[0])))
+    if (!(c = cli_command(argv[0])))
         return cli_usage_error("unknown command \"%s\" for \"gpuq\"", argv[0]);
     return c->run(g, 1, help_argv);
 }
@@ -88,10 +95,10 @@ int cmd_version(struct global *g, int argc, char **argv)
     static const struct flag flags[] = {{NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
     int nargs, rc;
 
-    if ((rc = cli_parse(g, &commands[6], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+    if ((rc = cli_parse(g, cli_command("version"), flags, argc, argv, &nargs)) != EXIT_SUCCESS)
         return rc;
     if (g->help) {
-        cli_help(&commands[6], flags);
+        cli_help(cli_command("version"), flags);
         return EXIT_SUCCESS;
     }
     printf("gpuq version %s (libgpuqueue %s)\n", GQ_VERSION, gq_version());
@@ -142,7 +149,7 @@ int main(int argc, char **argv)
         usage_all(stderr);
         return EXIT_USAGE;
     }
-    if (!(c = find_command(argv[ci]))) {
+    if (!(c = cli_command(argv[ci]))) {
         fprintf(stderr, "error: unknown command \"%s\" for \"gpuq\"\n"
                         "Run 'gpuq --help' for usage.\n", argv[ci]);
         return EXIT_USAGE;

@@ -32,6 +32,7 @@
 #include <yaml.h>
 
 #include "api.h"
+#include "quota.h"
 #include "error.h"
 #include "store.h"
 #include "util.h"
@@ -537,13 +538,9 @@ static void add_time(json_object *obj, const char *key, int64_t ms)
 /* An amount in Kueue's accounting units as the canonical quantity (cpu: milli). */
 static void add_amount(json_object *obj, const char *key, const char *resource, int64_t v)
 {
-    gq_quantity q = {v, strcmp(resource, "cpu") == 0 ? -3 : 0, GQ_QTY_DECIMAL_SI};
     char buf[GQ_QUANTITY_BUFSIZE];
 
-    if (strcmp(resource, "memory") == 0 || strcmp(resource, "ephemeral-storage") == 0 ||
-        strncmp(resource, "hugepages-", 10) == 0)
-        q.format = GQ_QTY_BINARY_SI;
-    gq_quantity_format(buf, sizeof(buf), &q);
+    gq__amount_format(buf, sizeof(buf), resource, v);
     add_str(obj, key, buf);
 }
 

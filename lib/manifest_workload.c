@@ -274,6 +274,49 @@ static int pod_requests(struct gq__mf_ctx *c, json_object *pspec, struct gq_pods
     return rc;
 }
 
+/* v[key] when it is a non-empty object or array, else NULL. */
+static json_object *nonempty(json_object *v, const char *key)
+{
+    json_object *x = v ? gq__mf_get(v, key) : NULL;
+
+    if (x && json_object_is_type(x, json_type_object) && json_object_object_length(x))
+        return x;
+    if (x && json_object_is_type(x, json_type_array) && json_object_array_length(x))
+        return x;
+    return NULL;
+}
+
+/*
+ * What flavor assignment matches against (kueue-semantics.md §2.3): the pod
+ * spec's nodeSelector, tolerations and required node affinity terms, as
+ * JSON {"nodeSelector", "tolerations", "terms"}; NULL when it has none.
+ */
+static int pod_match(struct gq__mf_ctx *c, json_object *pspec, struct gq_podset *ps)
+{
+    json_object *m, *v, *aff = nonempty(nonempty(pspec, "affinity"), "nodeAffinity");
+    const char *text;
+    int rc = GQ_OK;
+
+    aff = nonempty(aff, "requiredDuringSchedulingIgnoredDuringExecution");
+    if (!nonempty(pspec, "nodeSelector") && !nonempty(pspec, "tolerations") &&
+        !nonempty(aff, "nodeSelectorTerms"))
+        return GQ_OK;
+    if (!(m = json_object_new_object()))
+        return gq__mf_nomem(c);
+    if ((v = nonempty(pspec, "nodeSelector")))
+        json_object_object_add(m, "nodeSelector", json_object_get(v));
+    if ((v = nonempty(pspec, "tolerations")))
+        json_object_object_add(m, "tolerations", json_object_get(v));
+    if ((v = nonempty(aff, "nodeSelectorTerms")))
+        json_object_object_add(m, "terms", json_object_get(v));
+    text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!text || !(ps->match_json = strdup(text)))
+        rc = gq__mf_nomem(c);
+    json_object_put(m);
+    return rc;
+}
+
 /* A pod template: its requests, and the template itself as canonical JSON. */
 static int pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podset *ps)
 {
@@ -289,7 +332,8 @@ static int pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podse
     mark = gq__mf_push(c, "spec");
     if (!(pspec = gq__mf_get(tmpl, "spec")))
         return gq__mf_required(c);
-    if ((rc = gq__mf_object(c, pspec)) != GQ_OK || (rc = pod_requests(c, pspec, ps)) != GQ_OK)
+    if ((rc = gq__mf_object(c, pspec)) != GQ_OK || (rc = pod_requests(c, pspec, ps)) != GQ_OK ||
+        (rc = pod_match(c, pspec, ps)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
     text = json_object_to_json_string_length(

@@ -187,6 +187,7 @@ static void workload_clear(struct gq_workload *wl)
             free(wl->podsets[i].requests[j].resource);
         free(wl->podsets[i].requests);
         free(wl->podsets[i].template_json);
+        free(wl->podsets[i].match_json);
     }
     free(wl->podsets);
     free(wl->admitted_cq);

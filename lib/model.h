@@ -214,6 +214,8 @@ struct gq_podset {
     struct gq_request *requests;     /* effective per-pod requests */
     size_t nrequests;
     char *template_json;             /* pristine pod template, canonical JSON */
+    char *match_json;                /* nodeSelector, tolerations, node affinity terms as
+                                        JSON for flavor matching; NULL when none */
 };
 
 /* What an imported Kueue Workload's status.admission said. */

@@ -136,6 +136,44 @@ int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const
                     const char *from_state, const char *to_state, int64_t now_ms,
                     gq_error *err);
 
+/* ---------------------------------------------------------------- engine */
+
+/* PRAGMA data_version: changes when another connection commits. -1 on error. */
+int64_t gq__store_data_version(struct gq_store *st);
+
+struct gq_reserve_use {
+    const char *flavor, *resource;
+    int64_t amount;
+};
+
+/* Quota reserved for a pending workload (store_engine.c). */
+struct gq_reserve {
+    int64_t id;
+    const char *state;           /* reserved | admitted */
+    const char *cluster_queue;
+    const char *admission;       /* JSON of status.admission */
+    const struct gq_reserve_use *use;
+    size_t nuse;
+    int64_t now_ms;
+};
+
+/*
+ * Reserve quota for a pending workload: state, admission and usage rows.
+ * GQ_ECONFLICT when the workload is no longer pending.
+ */
+int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error *err);
+
+/*
+ * Take a workload's quota back and make it pending again, recording the
+ * eviction. GQ_ECONFLICT when it holds no quota any more.
+ */
+int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                    const char *preempted_reason, int64_t now_ms, gq_error *err);
+
+/* Why a pending workload waits. GQ_ECONFLICT when it is no longer pending. */
+int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                         gq_error *err);
+
 /* ------------------------------------------------------------------ reads */
 
 /*

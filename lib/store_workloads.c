@@ -114,7 +114,10 @@ static char *podsets_json(const struct gq_workload *wl)
                 v = INT64_MAX; /* accounting saturates, as Kueue's does */
             put(&b, "%s\"%s\":%lld", r ? "," : "", ps->requests[r].resource, (long long)v);
         }
-        put(&b, "}}");
+        put(&b, "}");
+        if (ps->match_json)
+            put(&b, ",\"match\":%s", ps->match_json);
+        put(&b, "}");
     }
     put(&b, "]");
     if (b.failed) {

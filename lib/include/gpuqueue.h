@@ -9,5 +9,6 @@
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
 #include "gpuqueue/db.h"
+#include "gpuqueue/schedule.h"
 
 #endif

@@ -1,0 +1,118 @@
+/*
+ * cmd_schedule.c: `gpuq schedule` (run admission cycles and print what
+ * changed), and kueuectl's `gpuq stop` / `gpuq resume` for queues.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct printer {
+    bool quiet;
+};
+
+static int print_change(const gq_schedule_change *c, void *payload)
+{
+    const struct printer *p = payload;
+
+    if (p->quiet)
+        return 0;
+    printf("cycle %llu: workload %s/%s ", (unsigned long long)c->cycle, c->namespace, c->name);
+    if (c->flavors)
+        printf("%s in %s (%s)\n", c->what, c->cluster_queue ? c->cluster_queue : "-", c->flavors);
+    else if (c->message)
+        printf("%s: %s: %s\n", c->what, c->reason ? c->reason : "-", c->message);
+    else
+        printf("%s: %s\n", c->what, c->reason ? c->reason : "-");
+    return 0;
+}
+
+int cmd_schedule(struct global *g, int argc, char **argv)
+{
+    const struct command *self = cli_command("schedule");
+    int cycles = 1;
+    bool until_stable = false;
+    struct printer p = {false};
+    const struct flag flags[] = {
+        {"cycles", 0, FLAG_INT, &cycles, "N", "run N scheduling cycles (default 1)"},
+        {"until-stable", 0, FLAG_BOOL, &until_stable, NULL,
+         "run cycles until one changes nothing"},
+        {"quiet", 'q', FLAG_BOOL, &p.quiet, NULL, "print only the summary"},
+        {NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
+    gq_schedule_options o = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_schedule_stats st;
+    gq_error err = {0, ""};
+    gq_db *db;
+    int nargs, rc;
+
+    if ((rc = cli_parse(g, self, flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(self, flags);
+        return EXIT_SUCCESS;
+    }
+    if (nargs)
+        return cli_usage_error("schedule takes no arguments, got \"%s\"", argv[0]);
+    if (cycles < 1)
+        return cli_usage_error("--cycles must be at least 1, got %d", cycles);
+    o.until_stable = until_stable;
+    o.cycles = until_stable ? 0 : (uint64_t)cycles;
+    if (!(db = cli_open(g)))
+        return EXIT_FAILURE;
+    rc = gq_schedule(db, &o, print_change, &p, &st, &err);
+    gq_db_close(db);
+    if (rc != GQ_OK)
+        return cli_fail(&err);
+    printf("%llu cycle%s: %llu admitted, %llu evicted\n", (unsigned long long)st.cycles,
+           st.cycles == 1 ? "" : "s", (unsigned long long)st.admitted,
+           (unsigned long long)st.evicted);
+    return EXIT_SUCCESS;
+}
+
+/* stop and resume: kueuectl's words, HoldAndDrain unless --keep-already-running. */
+static int stop_or_resume(struct global *g, int argc, char **argv, bool stop)
+{
+    const struct command *self = cli_command(stop ? "stop" : "resume");
+    bool keep = false;
+    const struct flag stop_flags[] = {
+        {"keep-already-running", 0, FLAG_BOOL, &keep, NULL,
+         "keep admitted workloads running (stopPolicy Hold)"},
+        {NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
+    const struct flag *flags = stop ? stop_flags : stop_flags + 1;
+    gq_error err = {0, ""};
+    const char *resource, *policy;
+    gq_db *db;
+    int nargs, rc;
+
+    if ((rc = cli_parse(g, self, flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+        return rc;
+    if (g->help) {
+        cli_help(self, flags);
+        return EXIT_SUCCESS;
+    }
+    if (nargs != 2)
+        return cli_usage_error("%s needs clusterqueue|localqueue NAME", self->name);
+    resource = gq_resource_name(argv[0]);
+    if (!resource || (strcmp(resource, "clusterqueue") && strcmp(resource, "localqueue")))
+        return cli_usage_error("cannot %s \"%s\": only clusterqueue and localqueue", self->name,
+                               argv[0]);
+    policy = !stop ? "None" : keep ? "Hold" : "HoldAndDrain";
+    if (!(db = cli_open(g)))
+        return EXIT_FAILURE;
+    rc = gq_queue_set_stop_policy(db, resource, cli_namespace(g), argv[1], policy, &err);
+    gq_db_close(db);
+    if (rc != GQ_OK)
+        return cli_fail(&err);
+    printf("%s/%s %s\n", resource, argv[1], stop ? "stopped" : "resumed");
+    return EXIT_SUCCESS;
+}
+
+int cmd_stop(struct global *g, int argc, char **argv)
+{
+    return stop_or_resume(g, argc, argv, true);
+}
+
+int cmd_resume(struct global *g, int argc, char **argv)
+{
+    return stop_or_resume(g, argc, argv, false);
+}

@@ -1,0 +1,855 @@
+/*
+ * admit.c: the scheduling cycle (kueue-semantics.md §2.1, §2.2, §2.6, §2.8;
+ * Kueue's pkg/scheduler/scheduler.go and pkg/cache/queue). Pure.
+ *
+ * Every active ClusterQueue has a heap of pending workloads (priority, then
+ * queue-order time, then submission order) and, for BestEffortFIFO, a set of
+ * inadmissible ones put aside until something frees quota in its cohort
+ * tree. A cycle pops one head per active queue, assigns flavors to each,
+ * orders the entries (non-borrowing first, then priority, then age) and
+ * admits or preempts in that order, each admission using capacity the next
+ * entry then lacks. Heads that were not admitted go back as Kueue's
+ * RequeueIfNotPresent sends them.
+ */
+#include "admit_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- lists */
+
+int gq__uses_add(struct gq_uses *u, int fr, int64_t v)
+{
+    size_t i;
+
+    for (i = 0; i < u->n; i++) {
+        if (u->v[i].fr == fr) {
+            u->v[i].v = gq__sat_add(u->v[i].v, v);
+            return 0;
+        }
+    }
+    if (u->n == u->cap) {
+        size_t cap = u->cap ? u->cap * 2 : 4;
+        struct gq_use *nv = realloc(u->v, cap * sizeof(*nv));
+
+        if (!nv)
+            return -1;
+        u->v = nv;
+        u->cap = cap;
+    }
+    u->v[u->n].fr = fr;
+    u->v[u->n].v = v;
+    u->n++;
+    return 0;
+}
+
+void gq__uses_apply(struct gq_snapshot *s, int cq, const struct gq_uses *u, int sign)
+{
+    size_t i;
+
+    if (cq < 0)
+        return;
+    for (i = 0; i < u->n; i++) {
+        if (sign > 0)
+            gq__qtree_add(&s->tree, s->cqs[cq].node, (size_t)u->v[i].fr, u->v[i].v);
+        else
+            gq__qtree_remove(&s->tree, s->cqs[cq].node, (size_t)u->v[i].fr, u->v[i].v);
+    }
+}
+
+static int grow(void *pv, size_t *cap, size_t n, size_t size)
+{
+    void **p = pv, *nv;
+    size_t c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? *cap * 2 : 16;
+    if (!(nv = realloc(*p, c * size)))
+        return -1;
+    *p = nv;
+    *cap = c;
+    return 0;
+}
+
+static int holders_add(struct gq_snap_cq *cq, int w)
+{
+    if (grow(&cq->holders, &cq->capholders, cq->nholders, sizeof(int)) < 0)
+        return -1;
+    cq->holders[cq->nholders++] = w;
+    return 0;
+}
+
+static void holders_remove(struct gq_snap_cq *cq, int w)
+{
+    size_t i;
+
+    for (i = 0; i < cq->nholders; i++) {
+        if (cq->holders[i] == w) {
+            cq->holders[i] = cq->holders[--cq->nholders];
+            return;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- heaps */
+
+/* Heap order: the sticky preemptor, priority, queue-order time, submission. */
+static bool before(const struct gq_snapshot *s, const struct gq_snap_cq *cq, int a, int b)
+{
+    const struct gq_snap_wl *x = &s->wls[a], *y = &s->wls[b];
+
+    if ((a == cq->sticky) != (b == cq->sticky))
+        return a == cq->sticky;
+    if (x->priority != y->priority)
+        return x->priority > y->priority;
+    if (x->order_ms != y->order_ms)
+        return x->order_ms < y->order_ms;
+    return x->id < y->id;
+}
+
+static int heap_push(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
+{
+    size_t i;
+
+    if (grow(&cq->heap, &cq->capheap, cq->nheap, sizeof(int)) < 0)
+        return -1;
+    i = cq->nheap++;
+    while (i > 0 && before(s, cq, w, cq->heap[(i - 1) / 2])) {
+        cq->heap[i] = cq->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    cq->heap[i] = w;
+    s->wls[w].queued = true;
+    s->wls[w].in_inadmissible = false;
+    return 0;
+}
+
+static int heap_pop(struct gq_snapshot *s, struct gq_snap_cq *cq)
+{
+    int top = cq->heap[0], last = cq->heap[--cq->nheap];
+    size_t i = 0, c;
+
+    while ((c = 2 * i + 1) < cq->nheap) {
+        if (c + 1 < cq->nheap && before(s, cq, cq->heap[c + 1], cq->heap[c]))
+            c++;
+        if (!before(s, cq, cq->heap[c], last))
+            break;
+        cq->heap[i] = cq->heap[c];
+        i = c;
+    }
+    if (cq->nheap)
+        cq->heap[i] = last;
+    s->wls[top].queued = false;
+    return top;
+}
+
+static int set_aside(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
+{
+    if (grow(&cq->inadmissible, &cq->capinadmissible, cq->ninadmissible, sizeof(int)) < 0)
+        return -1;
+    cq->inadmissible[cq->ninadmissible++] = w;
+    s->wls[w].queued = true;
+    s->wls[w].in_inadmissible = true;
+    return 0;
+}
+
+static int tree_root(const struct gq_snapshot *s, int node)
+{
+    while (s->tree.parent[node] >= 0)
+        node = s->tree.parent[node];
+    return node;
+}
+
+/* QueueInadmissibleWorkloads for every queue of the tree rooted at root. */
+static int requeue_tree(struct gq_snapshot *s, int root)
+{
+    size_t q, i;
+
+    for (q = 0; q < s->ncqs; q++) {
+        struct gq_snap_cq *cq = &s->cqs[q];
+
+        if (!cq->ninadmissible || tree_root(s, cq->node) != root)
+            continue;
+        for (i = 0; i < cq->ninadmissible; i++)
+            if (heap_push(s, cq, cq->inadmissible[i]) < 0)
+                return -1;
+        cq->ninadmissible = 0;
+    }
+    return 0;
+}
+
+/* May w wait in its queue's heap at all? */
+static bool queueable(const struct gq_snapshot *s, const struct gq_snap_wl *wl)
+{
+    return wl->state == GQ_WS_PENDING && wl->cq >= 0 && wl->lq >= 0 && !s->lqs[wl->lq].stopped;
+}
+
+int gq__admit_prepare(struct gq_snapshot *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->ncqs; i++)
+        s->cqs[i].sticky = -1;
+    for (i = 0; i < s->nwls; i++) {
+        struct gq_snap_wl *wl = &s->wls[i];
+
+        if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) && wl->cq >= 0 &&
+            holders_add(&s->cqs[wl->cq], (int)i) < 0)
+            return -1;
+        if (queueable(s, wl) && heap_push(s, &s->cqs[wl->cq], (int)i) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ decisions */
+
+void gq__decisions_free(struct gq_decisions *d)
+{
+    free(d->v);
+    memset(d, 0, sizeof(*d));
+}
+
+static struct gq_decision *decide(struct gq_decisions *d, enum gq_decision_kind kind, int w,
+                                  const char *reason, const char *message)
+{
+    struct gq_decision *x;
+
+    if (grow(&d->v, &d->cap, d->n, sizeof(*d->v)) < 0)
+        return NULL;
+    x = &d->v[d->n++];
+    memset(x, 0, sizeof(*x));
+    x->kind = kind;
+    x->wl = w;
+    x->reason = reason;
+    x->by = -1;
+    snprintf(x->message, sizeof(x->message), "%s", message ? message : "");
+    return x;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static int set_text(char **dst, const char *v)
+{
+    char *c = v ? strdup(v) : NULL;
+
+    if (v && !c)
+        return -1;
+    free(*dst);
+    *dst = c;
+    return 0;
+}
+
+/* Record why w waits, when that changed. */
+static int say_pending(struct gq_snapshot *s, struct gq_decisions *d, int w, const char *reason,
+                       const char *message)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+
+    if (same_text(wl->reason, reason) && same_text(wl->message, message))
+        return 0;
+    if (set_text(&wl->reason, reason) < 0 || set_text(&wl->message, message) < 0 ||
+        !decide(d, GQ_DEC_PENDING, w, reason, message))
+        return -1;
+    return 0;
+}
+
+/* --------------------------------------------------------------- cycle */
+
+enum requeue { RQ_GENERIC, RQ_IMMEDIATE, RQ_NAMESPACE };
+
+struct entry {
+    int w;
+    struct gq_assignment a;
+    struct gq_targets t;
+    bool nominated;       /* has an assignment */
+    bool assumed;         /* preempted: its usage is assumed for this cycle */
+};
+
+/* RequeueIfNotPresent */
+static int requeue(struct gq_snapshot *s, struct gq_decisions *d, int w, enum requeue why)
+{
+    struct gq_snap_cq *cq = &s->cqs[s->wls[w].cq];
+
+    if (why == RQ_NAMESPACE || (why == RQ_GENERIC && cq->fifo == GQ_BEST_EFFORT_FIFO)) {
+        d->set_aside++;
+        return set_aside(s, cq, w);
+    }
+    return heap_push(s, cq, w);
+}
+
+static bool ns_matches(const struct gq_snapshot *s, const struct gq_snap_cq *cq, const char *ns)
+{
+    static const struct gq_kvs none = {NULL, 0};
+    size_t i;
+
+    if (cq->null_selector)
+        return false;
+    for (i = 0; i < s->nnss; i++)
+        if (strcmp(s->nss[i].name, ns) == 0)
+            return gq__selector_matches(&cq->ns_selector, &s->nss[i].labels);
+    return gq__selector_matches(&cq->ns_selector, &none);
+}
+
+static bool partial_allowed(const struct gq_snap_wl *wl)
+{
+    size_t i;
+
+    for (i = 0; i < wl->nps; i++)
+        if (wl->ps[i].has_min && wl->ps[i].min_count < wl->ps[i].count)
+            return true;
+    return false;
+}
+
+/* An assignment that fits, or needs preemption and has targets. 1: found. */
+static int try_counts(struct gq_snapshot *s, struct entry *e, const int32_t *counts)
+{
+    gq__assignment_free(&e->a);
+    e->t.n = 0;
+    if (gq__assign(s, e->w, counts, &e->a) < 0)
+        return -1;
+    if (e->a.mode == GQ_AM_FIT)
+        return 1;
+    if (e->a.mode == GQ_AM_PREEMPT && gq__preempt_targets(s, e->w, &e->a, &e->t) < 0)
+        return -1;
+    return e->a.mode == GQ_AM_PREEMPT && e->t.n > 0;
+}
+
+/* Kueue's PodSetReducer: the smallest reduction (largest counts) that works. */
+static int reduce(struct gq_snapshot *s, struct entry *e)
+{
+    const struct gq_snap_wl *wl = &s->wls[e->w];
+    int32_t *counts = calloc(wl->nps, sizeof(*counts));
+    int64_t total = 0, lo = 1, hi, mid;
+    size_t i;
+    int rc, best = -1;
+
+    if (!counts)
+        return -1;
+    for (i = 0; i < wl->nps; i++)
+        total += wl->ps[i].has_min ? wl->ps[i].count - wl->ps[i].min_count : 0;
+    hi = total;
+    while (lo <= hi) {
+        mid = lo + (hi - lo) / 2;
+        for (i = 0; i < wl->nps; i++)
+            counts[i] = wl->ps[i].count -
+                        (int32_t)((wl->ps[i].has_min ? wl->ps[i].count - wl->ps[i].min_count : 0) *
+                                  mid / total);
+        if ((rc = try_counts(s, e, counts)) < 0)
+            break;
+        if (rc) {
+            best = (int)mid;
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    rc = rc < 0 ? -1 : 0;
+    if (rc == 0 && best >= 0) {
+        for (i = 0; i < wl->nps; i++)
+            counts[i] = wl->ps[i].count -
+                        (int32_t)((wl->ps[i].has_min ? wl->ps[i].count - wl->ps[i].min_count : 0) *
+                                  best / total);
+        rc = try_counts(s, e, counts) < 0 ? -1 : 0;
+    } else if (rc == 0) {
+        rc = try_counts(s, e, NULL) < 0 ? -1 : 0;
+    }
+    free(counts);
+    return rc;
+}
+
+/* getAssignments: the full assignment, else a partial one when allowed. */
+static int nominate(struct gq_snapshot *s, struct entry *e)
+{
+    int rc = try_counts(s, e, NULL);
+
+    e->nominated = true;
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (partial_allowed(&s->wls[e->w]))
+        return reduce(s, e);
+    return 0;
+}
+
+struct ekey {
+    int borrowing;
+    int32_t priority;
+    int64_t order_ms, id;
+    size_t idx;
+};
+
+static int ekey_cmp(const void *x, const void *y)
+{
+    const struct ekey *a = x, *b = y;
+
+    if (a->borrowing != b->borrowing)
+        return a->borrowing < b->borrowing ? -1 : 1;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
+    if (a->order_ms != b->order_ms)
+        return a->order_ms < b->order_ms ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* makeClassicalIterator's order, as an index permutation. */
+static size_t *order_entries(const struct gq_snapshot *s, const struct entry *e, size_t n)
+{
+    struct ekey *k = malloc((n ? n : 1) * sizeof(*k));
+    size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i;
+
+    if (!k || !idx) {
+        free(k);
+        free(idx);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        const struct gq_snap_wl *wl = &s->wls[e[i].w];
+
+        k[i] = (struct ekey){e[i].a.borrowing, wl->priority, wl->order_ms, wl->id, i};
+    }
+    qsort(k, n, sizeof(*k), ekey_cmp);
+    for (i = 0; i < n; i++)
+        idx[i] = k[i].idx;
+    free(k);
+    return idx;
+}
+
+/* Tell waiting workloads what keeps them out of every heap, once per snapshot. */
+static int notify(struct gq_snapshot *s, struct gq_decisions *d)
+{
+    char msg[400];
+    size_t i;
+
+    for (i = 0; i < s->nwls; i++) {
+        const struct gq_snap_wl *wl = &s->wls[i];
+        const struct gq_snap_lq *lq = wl->lq >= 0 ? &s->lqs[wl->lq] : NULL;
+        int rc = 0;
+
+        if (wl->state != GQ_WS_PENDING || !lq)
+            continue;
+        if (lq->cq < 0) {
+            snprintf(msg, sizeof(msg), "ClusterQueue %s doesn't exist", lq->cq_name);
+            rc = say_pending(s, d, (int)i, "Inadmissible", msg);
+        } else if (lq->stopped) {
+            snprintf(msg, sizeof(msg), "LocalQueue %s is inactive", lq->name);
+            rc = say_pending(s, d, (int)i, "Inadmissible", msg);
+        } else if (!s->cqs[lq->cq].active) {
+            snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", s->cqs[lq->cq].name);
+            rc = say_pending(s, d, (int)i, "Inadmissible", msg);
+        }
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_decisions *d)
+{
+    struct gq_snap_wl *wl = &s->wls[e->w];
+    struct gq_snap_cq *cq = &s->cqs[wl->cq];
+    struct gq_uses held = e->a.use;
+    size_t i, j;
+
+    for (i = 0; i < wl->nps; i++) {
+        wl->ps[i].adm_count = e->a.ps[i].count;
+        for (j = 0; j < wl->ps[i].nres; j++)
+            wl->ps[i].adm_flavor[j] = e->a.ps[i].flavor[j];
+    }
+    memset(&e->a.use, 0, sizeof(e->a.use));
+    free(wl->held.v);
+    wl->held = held;
+    gq__uses_apply(s, wl->cq, &wl->held, 1);
+    if (holders_add(cq, e->w) < 0)
+        return -1;
+    wl->state = cq->has_checks ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
+    wl->reserved_ms = now;
+    wl->evicted = false;
+    if (cq->sticky == e->w)
+        cq->sticky = -1;
+    if (wl->last_tried)
+        memset(wl->last_tried, 0xff, wl->nps * cq->ngroups * sizeof(int));
+    set_text(&wl->reason, NULL);
+    set_text(&wl->message, NULL);
+    d->admitted++;
+    return decide(d, GQ_DEC_ADMIT, e->w, NULL, NULL) ? 0 : -1;
+}
+
+/* Remember where the flavor scan stopped, so the next attempt resumes there. */
+static int remember_tried(struct gq_snapshot *s, const struct entry *e)
+{
+    struct gq_snap_wl *wl = &s->wls[e->w];
+    const struct gq_snap_cq *cq = &s->cqs[wl->cq];
+    size_t i, j, n = wl->nps * cq->ngroups;
+
+    if (!n)
+        return 0;
+    if (!wl->last_tried) {
+        if (!(wl->last_tried = malloc(n * sizeof(int))))
+            return -1;
+        memset(wl->last_tried, 0xff, n * sizeof(int));
+    }
+    for (i = 0; i < e->a.nps; i++)
+        for (j = 0; j < wl->ps[i].nres; j++)
+            if (e->a.ps[i].flavor[j] >= 0 && cq->group_of_res[wl->ps[i].res[j]] >= 0)
+                wl->last_tried[i * cq->ngroups + (size_t)cq->group_of_res[wl->ps[i].res[j]]] =
+                    e->a.ps[i].tried[j];
+    return 0;
+}
+
+struct victims {
+    struct gq_target *v;
+    size_t n, cap;
+    int *by;
+};
+
+/* fits(): does the entry still fit once this cycle's victims are gone? */
+static bool still_fits(struct gq_snapshot *s, const struct entry *e, const struct victims *vs)
+{
+    size_t i;
+    bool ok;
+
+    for (i = 0; i < vs->n; i++)
+        gq__uses_apply(s, s->wls[vs->v[i].wl].cq, &s->wls[vs->v[i].wl].held, -1);
+    for (i = 0; i < e->t.n; i++)
+        gq__uses_apply(s, s->wls[e->t.v[i].wl].cq, &s->wls[e->t.v[i].wl].held, -1);
+    ok = gq__uses_fit(s, s->wls[e->w].cq, &e->a.use, true);
+    for (i = 0; i < e->t.n; i++)
+        gq__uses_apply(s, s->wls[e->t.v[i].wl].cq, &s->wls[e->t.v[i].wl].held, 1);
+    for (i = 0; i < vs->n; i++)
+        gq__uses_apply(s, s->wls[vs->v[i].wl].cq, &s->wls[vs->v[i].wl].held, 1);
+    return ok;
+}
+
+static int add_victim(struct victims *vs, const struct gq_target *t, int by)
+{
+    if (vs->n == vs->cap) {
+        size_t cap = vs->cap ? vs->cap * 2 : 16;
+        struct gq_target *v = realloc(vs->v, cap * sizeof(*v));
+        int *b;
+
+        if (!v)
+            return -1;
+        vs->v = v;
+        if (!(b = realloc(vs->by, cap * sizeof(*b))))
+            return -1;
+        vs->by = b;
+        vs->cap = cap;
+    }
+    vs->v[vs->n] = *t;
+    vs->by[vs->n++] = by;
+    return 0;
+}
+
+/* Issue the preemptions: the preemptor keeps its place and its quota is assumed. */
+static int preempt(struct gq_snapshot *s, struct entry *e, struct victims *vs,
+                   struct gq_decisions *d)
+{
+    struct gq_snap_cq *cq = &s->cqs[s->wls[e->w].cq];
+    char msg[1024];
+    size_t i;
+
+    for (i = 0; i < e->t.n; i++) {
+        s->wls[e->t.v[i].wl].victim_cycle = s->cycle;
+        if (add_victim(vs, &e->t.v[i], e->w) < 0)
+            return -1;
+    }
+    gq__uses_apply(s, s->wls[e->w].cq, &e->a.use, 1);
+    e->assumed = true;
+    snprintf(msg, sizeof(msg), "%s%sPending the preemption of %zu workload(s)", e->a.msg,
+             e->a.msg[0] ? ". " : "", e->t.n);
+    cq->sticky = e->w;
+    if (s->wls[e->w].last_tried)
+        memset(s->wls[e->w].last_tried, 0xff, s->wls[e->w].nps * cq->ngroups * sizeof(int));
+    if (say_pending(s, d, e->w, "Pending", msg) < 0)
+        return -1;
+    return requeue(s, d, e->w, RQ_IMMEDIATE);
+}
+
+static bool overlaps(const struct gq_snapshot *s, const struct entry *e)
+{
+    size_t i;
+
+    for (i = 0; i < e->t.n; i++)
+        if (s->wls[e->t.v[i].wl].victim_cycle == s->cycle)
+            return true;
+    return false;
+}
+
+/* Step 5 of the cycle for one entry. */
+static int process(struct gq_snapshot *s, struct entry *e, struct victims *vs, int64_t now,
+                   struct gq_decisions *d)
+{
+    if (e->a.mode == GQ_AM_NOFIT || (e->a.mode == GQ_AM_PREEMPT && e->t.n == 0)) {
+        if (say_pending(s, d, e->w, "Pending", e->a.msg) < 0 || remember_tried(s, e) < 0)
+            return -1;
+        return requeue(s, d, e->w, RQ_GENERIC);
+    }
+    if (overlaps(s, e)) {
+        if (say_pending(s, d, e->w, "Pending",
+                        "Workload has overlapping preemption targets with another workload") < 0)
+            return -1;
+        return requeue(s, d, e->w, RQ_IMMEDIATE);
+    }
+    if (!still_fits(s, e, vs)) {
+        if (say_pending(s, d, e->w, "Pending",
+                        "Workload no longer fits after processing another workload") < 0)
+            return -1;
+        return requeue(s, d, e->w, RQ_IMMEDIATE);
+    }
+    if (e->a.mode == GQ_AM_PREEMPT)
+        return preempt(s, e, vs, d);
+    return admit(s, e, now, d);
+}
+
+static const char *preempt_words(const char *reason)
+{
+    if (strcmp(reason, "InClusterQueue") == 0)
+        return "prioritization in the ClusterQueue";
+    if (strcmp(reason, "InCohortReclamation") == 0)
+        return "reclamation within the cohort";
+    if (strcmp(reason, "InCohortFairSharing") == 0)
+        return "fair sharing within the cohort";
+    return "reclamation within the cohort while borrowing";
+}
+
+/* Take a workload's quota back and requeue it (or leave it out of the heap). */
+static int evict(struct gq_snapshot *s, int w, const char *reason, const char *preempted,
+                 int by, const char *message, struct gq_decisions *d)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+    struct gq_decision *x;
+
+    gq__uses_apply(s, wl->cq, &wl->held, -1);
+    wl->held.n = 0;
+    holders_remove(&s->cqs[wl->cq], w);
+    wl->state = GQ_WS_PENDING;
+    wl->evicted = true;
+    if (set_text(&wl->reason, reason) < 0 || set_text(&wl->message, message) < 0 ||
+        !(x = decide(d, GQ_DEC_EVICT, w, reason, message)))
+        return -1;
+    x->preempted_reason = preempted;
+    x->by = by;
+    d->evicted++;
+    if (queueable(s, wl) && heap_push(s, &s->cqs[wl->cq], w) < 0)
+        return -1;
+    return requeue_tree(s, tree_root(s, s->cqs[wl->cq].node));
+}
+
+static int evict_victims(struct gq_snapshot *s, struct victims *vs, struct gq_decisions *d)
+{
+    char msg[400];
+    size_t i;
+
+    for (i = 0; i < vs->n; i++) {
+        snprintf(msg, sizeof(msg), "Preempted to accommodate a workload (UID: %s) due to %s",
+                 s->wls[vs->by[i]].uid, preempt_words(vs->v[i].reason));
+        if (evict(s, vs->v[i].wl, "Preempted", vs->v[i].reason, vs->by[i], msg, d) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void entries_free(struct entry *e, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        gq__assignment_free(&e[i].a);
+        gq__targets_free(&e[i].t);
+    }
+    free(e);
+}
+
+/* Pop one head per active queue and nominate it. */
+static int heads(struct gq_snapshot *s, struct entry *e, size_t *n, struct gq_decisions *d)
+{
+    size_t q;
+
+    *n = 0;
+    for (q = 0; q < s->ncqs; q++) {
+        struct gq_snap_cq *cq = &s->cqs[q];
+        struct entry *x;
+
+        if (!cq->active || !cq->nheap)
+            continue;
+        x = &e[(*n)++];
+        x->w = heap_pop(s, cq);
+        if (!ns_matches(s, cq, s->wls[x->w].ns)) {
+            if (say_pending(s, d, x->w, "Inadmissible",
+                            "Workload namespace doesn't match ClusterQueue selector") < 0 ||
+                requeue(s, d, x->w, RQ_NAMESPACE) < 0)
+                return -1;
+            continue;
+        }
+        if (nominate(s, x) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
+{
+    struct entry *e = calloc(s->ncqs ? s->ncqs : 1, sizeof(*e));
+    struct victims vs = {NULL, 0, 0, NULL};
+    size_t n = 0, i, *order = NULL;
+    int rc = -1;
+
+    s->cycle++;
+    if (!e || (s->cycle == 1 && notify(s, d) < 0) || heads(s, e, &n, d) < 0 ||
+        !(order = order_entries(s, e, n)))
+        goto out;
+    for (i = 0; i < n; i++)
+        if (e[order[i]].nominated && process(s, &e[order[i]], &vs, now, d) < 0)
+            goto out;
+    for (i = 0; i < n; i++) /* the preemptors' assumed quota is not theirs yet */
+        if (e[i].assumed)
+            gq__uses_apply(s, s->wls[e[i].w].cq, &e[i].a.use, -1);
+    rc = evict_victims(s, &vs, d);
+out:
+    free(order);
+    free(vs.v);
+    free(vs.by);
+    if (e)
+        entries_free(e, s->ncqs);
+    return rc;
+}
+
+int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
+{
+    char msg[400];
+    size_t q;
+
+    (void)now;
+    for (q = 0; q < s->ncqs; q++) {
+        struct gq_snap_cq *cq = &s->cqs[q];
+        size_t i = 0;
+
+        while (i < cq->nholders) {
+            int w = cq->holders[i];
+            const struct gq_snap_wl *wl = &s->wls[w];
+            const struct gq_snap_lq *lq = wl->lq >= 0 ? &s->lqs[wl->lq] : NULL;
+            bool reserved = wl->state == GQ_WS_RESERVED;
+
+            if (cq->stopped && (cq->drain || reserved)) {
+                snprintf(msg, sizeof(msg), "The ClusterQueue is stopped");
+                if (evict(s, w, "ClusterQueueStopped", NULL, -1, msg, d) < 0)
+                    return -1;
+            } else if (lq && lq->stopped && (lq->drain || reserved)) {
+                snprintf(msg, sizeof(msg), "The LocalQueue is stopped");
+                if (evict(s, w, "LocalQueueStopped", NULL, -1, msg, d) < 0)
+                    return -1;
+            } else {
+                i++;
+            }
+        }
+    }
+    return 0;
+}
+
+static void ps_free(struct gq_snap_ps *ps)
+{
+    size_t i;
+
+    free(ps->name);
+    free(ps->res);
+    free(ps->per_pod);
+    free(ps->adm_flavor);
+    for (i = 0; i < ps->node_selector.n; i++) {
+        free(ps->node_selector.v[i].key);
+        free(ps->node_selector.v[i].value);
+    }
+    free(ps->node_selector.v);
+    for (i = 0; i < ps->ntols; i++) {
+        free(ps->tols[i].key);
+        free(ps->tols[i].op);
+        free(ps->tols[i].value);
+        free(ps->tols[i].effect);
+    }
+    free(ps->tols);
+    for (i = 0; i < ps->nterms; i++)
+        gq__selector_clear(&ps->terms[i]);
+    free(ps->terms);
+}
+
+static void wl_free(struct gq_snap_wl *wl)
+{
+    size_t i;
+
+    free(wl->uid);
+    free(wl->ns);
+    free(wl->name);
+    free(wl->job_name);
+    for (i = 0; i < wl->nps; i++)
+        ps_free(&wl->ps[i]);
+    free(wl->ps);
+    free(wl->last_tried);
+    free(wl->held.v);
+    free(wl->reason);
+    free(wl->message);
+}
+
+static void cq_free(struct gq_snap_cq *cq)
+{
+    size_t i;
+
+    free(cq->name);
+    gq__selector_clear(&cq->ns_selector);
+    for (i = 0; i < cq->ngroups; i++) {
+        free(cq->groups[i].res);
+        free(cq->groups[i].flavors);
+    }
+    free(cq->groups);
+    free(cq->group_of_res);
+    free(cq->heap);
+    free(cq->inadmissible);
+    free(cq->holders);
+}
+
+void gq__snapshot_free(struct gq_snapshot *s)
+{
+    struct gq_object o;
+    size_t i, j;
+
+    for (i = 0; i < s->nflavors; i++) {
+        free(s->flavors[i].name);
+        memset(&o, 0, sizeof(o));
+        o.kind = GQ_KIND_RESOURCE_FLAVOR;
+        o.u.flavor = s->flavors[i].spec;
+        gq__object_clear(&o);
+    }
+    free(s->flavors);
+    for (i = 0; i < s->ncqs; i++)
+        cq_free(&s->cqs[i]);
+    free(s->cqs);
+    for (i = 0; i < s->ncohorts; i++)
+        free(s->cohort_names[i]);
+    free(s->cohort_names);
+    for (i = 0; i < s->nlqs; i++) {
+        free(s->lqs[i].ns);
+        free(s->lqs[i].name);
+        free(s->lqs[i].cq_name);
+    }
+    free(s->lqs);
+    for (i = 0; i < s->nwls; i++)
+        wl_free(&s->wls[i]);
+    free(s->wls);
+    for (i = 0; i < s->nnss; i++) {
+        free(s->nss[i].name);
+        for (j = 0; j < s->nss[i].labels.n; j++) {
+            free(s->nss[i].labels.v[j].key);
+            free(s->nss[i].labels.v[j].value);
+        }
+        free(s->nss[i].labels.v);
+    }
+    free(s->nss);
+    free(s->heights);
+    gq__qtree_free(&s->tree);
+    gq__intern_free(&s->flavor_names);
+    gq__intern_free(&s->res_names);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,243 @@
+/*
+ * admit.h: the scheduling cycle (kueue-semantics.md §2; Kueue's
+ * pkg/scheduler). Pure: no I/O, no clock; `now` is an argument. The engine
+ * (engine.c) builds a snapshot from the store, runs cycles on it, and
+ * persists the decisions each cycle returns; the snapshot stays in memory
+ * between cycles and is changed by the cycle exactly as the decisions say,
+ * as Kueue's cache is.
+ *
+ * Names are interned: every flavor and resource has a small index, and a
+ * (flavor, resource) pair is the column fr = flavor * nres + res of the
+ * quota tree.
+ */
+#ifndef GQ_ADMIT_H
+#define GQ_ADMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "quota.h"
+
+/* ------------------------------------------------------------ interning */
+
+struct gq_intern {
+    char **names;
+    size_t n, cap;
+    uint32_t *slots; /* open addressing: index + 1, 0 = empty */
+    size_t nslots;
+};
+
+/* The index of name, adding it when absent; -1 on ENOMEM. */
+int gq__intern(struct gq_intern *in, const char *name);
+/* The index of name, or -1. */
+int gq__intern_find(const struct gq_intern *in, const char *name);
+void gq__intern_free(struct gq_intern *in);
+
+/* An amount of one (flavor, resource) column; a list of them. */
+struct gq_use {
+    int fr;
+    int64_t v;
+};
+
+struct gq_uses {
+    struct gq_use *v;
+    size_t n, cap;
+};
+
+/* ------------------------------------------------------------ selectors */
+
+enum gq_sel_op { GQ_SEL_IN, GQ_SEL_NOT_IN, GQ_SEL_EXISTS, GQ_SEL_DOES_NOT_EXIST, GQ_SEL_GT,
+                 GQ_SEL_LT };
+
+struct gq_sel_req {
+    char *key;
+    enum gq_sel_op op;
+    struct gq_strs values;
+};
+
+/* A label selector (matchLabels AND matchExpressions) or one node selector term. */
+struct gq_selector {
+    struct gq_kvs match_labels;
+    struct gq_sel_req *reqs;
+    size_t nreqs;
+};
+
+void gq__selector_clear(struct gq_selector *s);
+bool gq__selector_matches(const struct gq_selector *s, const struct gq_kvs *labels);
+
+/* ------------------------------------------------------------- snapshot */
+
+struct gq_snap_flavor {
+    char *name;
+    bool exists;                  /* a ResourceFlavor object of that name exists */
+    struct gq_flavor spec;        /* node labels, taints, tolerations */
+};
+
+struct gq_snap_group {
+    int *res;                     /* covered resources */
+    size_t nres;
+    int *flavors;                 /* in preference order */
+    size_t nflavors;
+};
+
+enum gq_fifo { GQ_BEST_EFFORT_FIFO, GQ_STRICT_FIFO };
+enum gq_policy { GQ_POLICY_NEVER, GQ_POLICY_LOWER, GQ_POLICY_LOWER_OR_NEWER_EQUAL,
+                 GQ_POLICY_ANY };
+
+struct gq_snap_cq {
+    char *name;
+    int node;                     /* in the quota tree */
+    int cohort;                   /* root-to-leaf: the parent node, -1 without cohort */
+    bool active;
+    char inactive_reason[160];    /* Kueue's Active=False message when !active */
+    bool stopped;                 /* stopPolicy Hold or HoldAndDrain */
+    bool drain;                   /* HoldAndDrain */
+    bool has_checks;              /* admission checks apply: reserve, don't admit */
+    enum gq_fifo fifo;
+    enum gq_policy within_cq, reclaim, borrow_within;
+    bool has_threshold;
+    int32_t threshold;            /* borrowWithinCohort.maxPriorityThreshold */
+    bool borrow_try_next;         /* whenCanBorrow: TryNextFlavor */
+    bool preempt_try_next;        /* whenCanPreempt: TryNextFlavor */
+    bool preemption_over_borrowing;
+    int64_t weight_milli;         /* fairSharing.weight, milli-units */
+    bool null_selector;           /* namespaceSelector absent: no namespace matches */
+    struct gq_selector ns_selector;
+    struct gq_snap_group *groups;
+    size_t ngroups;
+    int *group_of_res;            /* per resource index: group or -1 */
+    /* the queue */
+    int *heap;                    /* workload indices */
+    size_t nheap, capheap;
+    int *inadmissible;
+    size_t ninadmissible, capinadmissible;
+    int sticky;                   /* a preemptor that keeps its place, or -1 */
+    int *holders;                 /* workloads holding quota here */
+    size_t nholders, capholders;
+    bool told_inactive;           /* its waiting workloads were told why */
+};
+
+struct gq_snap_lq {
+    char *ns, *name;
+    int cq;                       /* -1 when its ClusterQueue does not exist */
+    char *cq_name;
+    bool stopped, drain;
+};
+
+struct gq_snap_ps {
+    char *name;
+    int32_t count;
+    bool has_min;
+    int32_t min_count;
+    int *res;                     /* resource indices */
+    int64_t *per_pod;             /* accounting units per pod */
+    size_t nres;
+    struct gq_kvs node_selector;
+    struct gq_toleration *tols;
+    size_t ntols;
+    struct gq_selector *terms;    /* required node affinity, ORed; none = any */
+    size_t nterms;
+    /* when quota is held: the admitted count and flavor per resource */
+    int32_t adm_count;
+    int *adm_flavor;              /* per res entry; -1 none */
+};
+
+enum gq_wstate { GQ_WS_PENDING, GQ_WS_RESERVED, GQ_WS_ADMITTED, GQ_WS_GONE };
+
+struct gq_snap_wl {
+    int64_t id;                   /* the store's row id */
+    char *uid, *ns, *name, *job_name;
+    int lq;                       /* -1: no such LocalQueue */
+    int cq;                       /* the queue it waits in or holds quota in; -1 */
+    int32_t priority;
+    int64_t order_ms;             /* queue-order timestamp */
+    int64_t reserved_ms;          /* when quota was reserved */
+    enum gq_wstate state;
+    struct gq_snap_ps *ps;
+    size_t nps;
+    bool queued;                  /* in a heap or an inadmissible set */
+    bool in_inadmissible;
+    int *last_tried;              /* resume index per (pod set, resource), -1 */
+    struct gq_uses held;          /* quota held, per fr (reserved or admitted) */
+    char *reason, *message;       /* what the store has now */
+    bool evicted;                 /* requeued after an eviction (Evicted=True) */
+    uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
+};
+
+struct gq_snapshot {
+    struct gq_intern flavor_names, res_names;
+    struct gq_snap_flavor *flavors;
+    size_t nflavors;
+    size_t nres;
+    struct gq_qtree tree;
+    int *heights;                 /* per node */
+    struct gq_snap_cq *cqs;
+    size_t ncqs;
+    char **cohort_names;          /* per tree node >= ncqs */
+    size_t ncohorts;
+    struct gq_snap_lq *lqs;
+    size_t nlqs;
+    struct gq_snap_wl *wls;
+    size_t nwls;
+    struct gq_snap_ns { char *name; struct gq_kvs labels; } *nss;
+    size_t nnss;
+    bool fair_sharing;
+    bool fs_final_share, fs_initial_share; /* preemption strategies */
+    int res_pods;                 /* index of "pods", or -1 */
+    uint64_t cycle;               /* cycles run */
+};
+
+/* ------------------------------------------------------------ decisions */
+
+enum gq_decision_kind {
+    GQ_DEC_ADMIT,      /* quota reserved (admitted unless checks apply) */
+    GQ_DEC_EVICT,      /* preempted or drained: quota released, requeued */
+    GQ_DEC_PENDING,    /* still waiting: reason and message changed */
+};
+
+struct gq_decision {
+    enum gq_decision_kind kind;
+    int wl;                       /* workload index */
+    const char *reason;           /* static: Pending, Inadmissible, Preempted ... */
+    char message[512];
+    const char *preempted_reason; /* InClusterQueue ... for an eviction, else NULL */
+    int by;                       /* the preemptor for an eviction, else -1 */
+};
+
+struct gq_decisions {
+    struct gq_decision *v;
+    size_t n, cap;
+    size_t admitted, evicted;
+    size_t set_aside;             /* heads newly moved to an inadmissible set */
+};
+
+void gq__decisions_free(struct gq_decisions *d);
+
+/*
+ * Set up the queues after the snapshot's objects, workloads and usage are in
+ * place: every pending workload of an active queue goes into its heap.
+ * -1 on ENOMEM.
+ */
+int gq__admit_prepare(struct gq_snapshot *s);
+
+/*
+ * Run one scheduling cycle at time now: pick heads, assign flavors, order,
+ * admit or preempt, requeue. The snapshot is updated (usage, states, queues)
+ * and the decisions appended to out in the order they were taken.
+ * -1 on ENOMEM (the snapshot is then unusable).
+ */
+int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);
+
+/* Evict everything a HoldAndDrain queue holds; decisions appended. */
+int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);
+
+void gq__snapshot_free(struct gq_snapshot *s);
+
+/* Internal to admit*.c */
+struct gq_assignment;
+bool gq__flavor_matches(const struct gq_snapshot *s, int flavor, const struct gq_snap_ps *ps,
+                        char *why, size_t whylen);
+
+#endif

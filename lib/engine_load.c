@@ -1,0 +1,713 @@
+/*
+ * engine_load.c: the admission snapshot built from the store (DESIGN.md,
+ * "engine"). Queue objects come back from their canonical JSON through the
+ * manifest decoder; quotas from the quotas table; workloads from their
+ * podsets column; usage from the usage rows. Runs inside the engine's
+ * transaction, so the snapshot is one consistent view.
+ *
+ * Tree nodes: ClusterQueues first (node i is cqs[i]), then cohorts, named
+ * ones and the implicit ones a ClusterQueue or a Cohort's parentName names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit_int.h"
+#include "engine.h"
+#include "error.h"
+#include "manifest_load.h"
+#include "manifest_snapshot.h"
+#include "store.h"
+
+struct qrow {
+    int owner;      /* tree node */
+    int group, findex, flavor, res;
+    int64_t nominal, bl, ll;
+};
+
+struct loader {
+    struct gq_snapshot *s;
+    struct gq_store *st;
+    gq_error *err;
+    struct gq_object *flavors; /* decoded ResourceFlavors, by interned index */
+    size_t nflavor_objs;
+    struct qrow *q;
+    size_t nq, capq;
+    struct gq_intern cohorts;
+    char **cohort_parent;      /* per cohort index: parentName or NULL */
+    size_t ncohort_parent, capparent;
+    struct gq_object *cqobjs;  /* decoded ClusterQueues */
+    size_t capcq;
+    struct gq_intern cqnames;
+    struct gq_intern checks;
+    int64_t *ids;              /* workload ids, ascending, parallel to s->wls */
+    size_t capwls;
+    struct gq_intern lqkeys;   /* "namespace/name", index = s->lqs index */
+    struct urow {
+        int w, flavor, res;
+        int64_t amount;
+    } *u;                      /* usage rows, resolved once the name tables are complete */
+    size_t nu, capu;
+};
+
+static int nomem(struct loader *l)
+{
+    return gq__error(l->err, GQ_ENOMEM, "out of memory building the admission snapshot");
+}
+
+static int grow(void *pv, size_t *cap, size_t n, size_t size)
+{
+    void **p = pv, *nv;
+    size_t c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? *cap * 2 : 16;
+    if (!(nv = realloc(*p, c * size)))
+        return -1;
+    memset((char *)nv + *cap * size, 0, (c - *cap) * size);
+    *p = nv;
+    *cap = c;
+    return 0;
+}
+
+/* ------------------------------------------------------- decoding specs */
+
+static int take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc,
+                       void *payload, gq_error *err)
+{
+    (void)loc;
+    (void)err;
+    if (rc != GQ_OK)
+        return rc;
+    *(struct gq_object *)payload = *obj;
+    memset(obj, 0, sizeof(*obj));
+    return GQ_OK;
+}
+
+/* A stored canonical spec back into an object. */
+static int decode_spec(struct loader *l, const char *spec, struct gq_object *out)
+{
+    memset(out, 0, sizeof(*out));
+    return gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, take_object,
+                             out, l->err);
+}
+
+/* ----------------------------------------------------------------- rows */
+
+static int64_t num(const char *v)
+{
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static int flavor_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int f = gq__intern(&l->s->flavor_names, v[0]);
+    size_t cap = l->nflavor_objs;
+
+    (void)n;
+    if (f < 0 || grow(&l->flavors, &cap, (size_t)f, sizeof(*l->flavors)) < 0)
+        return nomem(l);
+    l->nflavor_objs = cap;
+    return decode_spec(l, v[1], &l->flavors[f]);
+}
+
+/* Columns: owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, bl, ll. */
+static int quota_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct qrow *r;
+    int owner;
+
+    (void)n;
+    if (strcmp(v[0], "ClusterQueue") == 0) {
+        if ((owner = gq__intern_find(&l->cqnames, v[1])) < 0)
+            return 0;
+    } else if ((owner = gq__intern(&l->cohorts, v[1])) >= 0) {
+        owner = -2 - owner; /* a cohort: a node once the queues are counted */
+    } else {
+        return nomem(l);
+    }
+    if (grow(&l->q, &l->capq, l->nq, sizeof(*l->q)) < 0)
+        return nomem(l);
+    r = &l->q[l->nq++];
+    r->owner = owner;
+    r->group = (int)num(v[2]);
+    r->findex = (int)num(v[3]);
+    r->flavor = gq__intern(&l->s->flavor_names, v[4]);
+    r->res = gq__intern(&l->s->res_names, v[5]);
+    r->nominal = num(v[6]);
+    r->bl = v[7] ? num(v[7]) : GQ_NO_LIMIT;
+    r->ll = v[8] ? num(v[8]) : GQ_NO_LIMIT;
+    return r->flavor < 0 || r->res < 0 ? nomem(l) : 0;
+}
+
+static int cohort_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int c = gq__intern(&l->cohorts, v[0]);
+
+    (void)n;
+    if (c < 0 || grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
+        return nomem(l);
+    if ((size_t)c >= l->ncohort_parent)
+        l->ncohort_parent = (size_t)c + 1;
+    if (v[1] && !(l->cohort_parent[c] = strdup(v[1])))
+        return nomem(l);
+    return 0;
+}
+
+/* Columns: name, spec. */
+static int cq_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int q = gq__intern(&l->cqnames, v[0]);
+    int rc;
+
+    (void)n;
+    if (q < 0 || grow(&l->cqobjs, &l->capcq, (size_t)q, sizeof(*l->cqobjs)) < 0)
+        return nomem(l);
+    if ((rc = decode_spec(l, v[1], &l->cqobjs[q])) != GQ_OK)
+        return rc;
+    if (l->cqobjs[q].u.cq.cohort && gq__intern(&l->cohorts, l->cqobjs[q].u.cq.cohort) < 0)
+        return nomem(l);
+    return 0;
+}
+
+static int check_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+
+    (void)n;
+    return gq__intern(&l->checks, v[0]) < 0 ? nomem(l) : 0;
+}
+
+/* Columns: namespace, name, cluster_queue, stop_policy. */
+static int lq_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct gq_snapshot *s = l->s;
+    size_t cap = s->nlqs;
+    struct gq_snap_lq *lq;
+    char key[600];
+
+    (void)n;
+    if (grow(&s->lqs, &cap, s->nlqs, sizeof(*s->lqs)) < 0)
+        return nomem(l);
+    lq = &s->lqs[s->nlqs++];
+    lq->ns = strdup(v[0]);
+    lq->name = strdup(v[1]);
+    lq->cq_name = strdup(v[2]);
+    lq->cq = gq__intern_find(&l->cqnames, v[2]);
+    lq->stopped = strcmp(v[3], "None") != 0;
+    snprintf(key, sizeof(key), "%s/%s", v[0], v[1]);
+    if (gq__intern(&l->lqkeys, key) != (int)s->nlqs - 1)
+        return nomem(l);
+    lq->drain = strcmp(v[3], "HoldAndDrain") == 0;
+    return lq->ns && lq->name && lq->cq_name ? 0 : nomem(l);
+}
+
+static int ns_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct gq_snapshot *s = l->s;
+    size_t cap = s->nnss;
+    struct gq_object o;
+    int rc;
+
+    (void)n;
+    if (grow(&s->nss, &cap, s->nnss, sizeof(*s->nss)) < 0)
+        return nomem(l);
+    if ((rc = decode_spec(l, v[1], &o)) != GQ_OK)
+        return rc;
+    s->nss[s->nnss].name = strdup(v[0]);
+    s->nss[s->nnss++].labels = o.meta.labels;
+    memset(&o.meta.labels, 0, sizeof(o.meta.labels));
+    gq__object_clear(&o);
+    return 0;
+}
+
+static int config_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct gq_object o;
+    size_t i;
+    int rc;
+
+    (void)n;
+    if ((rc = decode_spec(l, v[0], &o)) != GQ_OK)
+        return rc;
+    l->s->fair_sharing = o.u.config.fair_sharing;
+    for (i = 0; i < o.u.config.preemption_strategies.n; i++) {
+        const char *st = o.u.config.preemption_strategies.v[i];
+
+        l->s->fs_final_share |= strcmp(st, "LessThanOrEqualToFinalShare") == 0;
+        l->s->fs_initial_share |= strcmp(st, "LessThanInitialShare") == 0;
+    }
+    if (!o.u.config.preemption_strategies.n)
+        l->s->fs_final_share = l->s->fs_initial_share = true;
+    gq__object_clear(&o);
+    return 0;
+}
+
+static enum gq_wstate wstate(const char *state)
+{
+    if (strcmp(state, "pending") == 0)
+        return GQ_WS_PENDING;
+    if (strcmp(state, "reserved") == 0)
+        return GQ_WS_RESERVED;
+    return GQ_WS_ADMITTED; /* admitted, running */
+}
+
+static char *dup_or_null(const char *v)
+{
+    return v ? strdup(v) : NULL;
+}
+
+/*
+ * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
+ * priority, state, reason, message, podsets, queued_at, admitted_at,
+ * evicted_reason.
+ */
+static int wl_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct gq_snapshot *s = l->s;
+    struct gq_snap_wl *wl;
+    size_t cap = l->capwls;
+
+    (void)n;
+    if (grow(&s->wls, &cap, s->nwls, sizeof(*s->wls)) < 0 ||
+        grow(&l->ids, &l->capwls, s->nwls, sizeof(*l->ids)) < 0)
+        return nomem(l);
+    wl = &s->wls[s->nwls];
+    l->ids[s->nwls++] = wl->id = num(v[0]);
+    wl->uid = strdup(v[1]);
+    wl->ns = strdup(v[2]);
+    wl->name = strdup(v[3]);
+    wl->job_name = strdup(v[4]);
+    wl->lq = -1;
+    wl->cq = -1;
+    wl->priority = (int32_t)num(v[7]);
+    wl->state = wstate(v[8]);
+    wl->reason = dup_or_null(v[9]);
+    wl->message = dup_or_null(v[10]);
+    wl->order_ms = num(v[12]);
+    wl->reserved_ms = num(v[13]);
+    wl->evicted = v[14] != NULL;
+    if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
+        return nomem(l);
+    if (v[5]) {
+        char key[600];
+
+        snprintf(key, sizeof(key), "%s/%s", v[2], v[5]);
+        wl->lq = gq__intern_find(&l->lqkeys, key);
+    }
+    if (wl->state != GQ_WS_PENDING && v[6])
+        wl->cq = gq__intern_find(&l->cqnames, v[6]);
+    else if (wl->lq >= 0)
+        wl->cq = s->lqs[wl->lq].cq;
+    return gq__manifest_podsets(s, wl, v[11], l->err);
+}
+
+static int find_wl(const struct loader *l, int64_t id)
+{
+    size_t lo = 0, hi = l->s->nwls;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (l->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->s->nwls && l->ids[lo] == id ? (int)lo : -1;
+}
+
+/* Columns: workload_id, flavor, resource, amount. */
+static int usage_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int w = find_wl(l, num(v[0]));
+    int f = gq__intern(&l->s->flavor_names, v[1]);
+    int r = gq__intern(&l->s->res_names, v[2]);
+
+    (void)n;
+    if (w < 0)
+        return 0;
+    if (f < 0 || r < 0 || grow(&l->u, &l->capu, l->nu, sizeof(*l->u)) < 0)
+        return nomem(l);
+    l->u[l->nu++] = (struct urow){w, f, r, num(v[3])};
+    return 0;
+}
+
+/* ------------------------------------------------------------- queries */
+
+static const struct {
+    const char *sql;
+    gq__row_fn fn;
+} loads[] = {
+    {"SELECT name, spec FROM resource_flavors ORDER BY name", flavor_row},
+    {"SELECT name, parent FROM cohorts ORDER BY name", cohort_row},
+    {"SELECT name, spec FROM cluster_queues ORDER BY name", cq_row},
+    {"SELECT name FROM admission_checks ORDER BY name", check_row},
+    {"SELECT owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, "
+     "borrowing_limit, lending_limit FROM quotas ORDER BY owner_kind, owner, group_index, "
+     "flavor_index",
+     quota_row},
+    {"SELECT namespace, name, cluster_queue, stop_policy FROM local_queues "
+     "ORDER BY namespace, name",
+     lq_row},
+    {"SELECT name, spec FROM namespaces ORDER BY name", ns_row},
+    {"SELECT spec FROM configurations", config_row},
+    {"SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, state, "
+     "reason, message, podsets, queued_at, admitted_at, evicted_reason FROM workloads "
+     "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id",
+     wl_row},
+    {"SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
+     "ON w.id = u.workload_id WHERE w.state IN ('reserved', 'admitted', 'running') "
+     "ORDER BY u.workload_id, u.flavor, u.resource",
+     usage_row},
+};
+
+static int read_all(struct loader *l)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++)
+        if ((rc = gq__store_query(l->st, loads[i].sql, NULL, 0, loads[i].fn, l, l->err)) != 0)
+            return rc;
+    return GQ_OK;
+}
+
+/* ----------------------------------------------------------- assembling */
+
+/* Cohort nodes: one per cohort name, parents included (implicit roots). */
+static int cohort_nodes(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i, ncq = l->cqnames.n;
+    int parent;
+
+    for (i = 0; i < l->cohorts.n; i++) /* parents may add names as we go */
+        if (i < l->ncohort_parent && l->cohort_parent[i] &&
+            gq__intern(&l->cohorts, l->cohort_parent[i]) < 0)
+            return nomem(l);
+    s->ncqs = ncq;
+    s->ncohorts = l->cohorts.n;
+    if (!(s->cohort_names = calloc(s->ncohorts + 1, sizeof(char *))))
+        return nomem(l);
+    for (i = 0; i < s->ncohorts; i++)
+        if (!(s->cohort_names[i] = strdup(l->cohorts.names[i])))
+            return nomem(l);
+    if (gq__qtree_init(&s->tree, ncq + s->ncohorts, s->flavor_names.n * s->nres) < 0)
+        return nomem(l);
+    for (i = 0; i < s->ncohorts; i++) {
+        if (i >= l->ncohort_parent || !l->cohort_parent[i])
+            continue;
+        parent = gq__intern_find(&l->cohorts, l->cohort_parent[i]);
+        gq__qtree_set_parent(&s->tree, (int)(ncq + i), (int)ncq + parent);
+    }
+    return GQ_OK;
+}
+
+static int flavors(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i;
+
+    s->nflavors = s->flavor_names.n;
+    if (!(s->flavors = calloc(s->nflavors + 1, sizeof(*s->flavors))))
+        return nomem(l);
+    for (i = 0; i < s->nflavors; i++) {
+        if (!(s->flavors[i].name = strdup(s->flavor_names.names[i])))
+            return nomem(l);
+        if (i < l->nflavor_objs && l->flavors[i].kind == GQ_KIND_RESOURCE_FLAVOR) {
+            s->flavors[i].exists = true;
+            s->flavors[i].spec = l->flavors[i].u.flavor;
+            memset(&l->flavors[i].u.flavor, 0, sizeof(l->flavors[i].u.flavor));
+        }
+    }
+    return GQ_OK;
+}
+
+static int node_of(const struct loader *l, int owner)
+{
+    return owner >= 0 ? owner : (int)l->cqnames.n + (-2 - owner);
+}
+
+/* Quota rows into the tree; a ClusterQueue's rows also give its resource groups. */
+static int quotas(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    struct gq_qtree *t = &s->tree;
+    size_t i;
+
+    for (i = 0; i < l->nq; i++) {
+        const struct qrow *r = &l->q[i];
+        int node = node_of(l, r->owner), fr = r->flavor * (int)s->nres + r->res;
+
+        GQ_Q(t, nominal, node, fr) = r->nominal;
+        GQ_Q(t, blimit, node, fr) = r->bl;
+        GQ_Q(t, llimit, node, fr) = r->ll;
+        GQ_Q(t, defined, node, fr) = true;
+    }
+    return GQ_OK;
+}
+
+static int push_int(int **v, size_t *n, int x)
+{
+    size_t i;
+    int *nv;
+
+    for (i = 0; i < *n; i++)
+        if ((*v)[i] == x)
+            return 0;
+    if (!(nv = realloc(*v, (*n + 1) * sizeof(int))))
+        return -1;
+    nv[(*n)++] = x;
+    *v = nv;
+    return 0;
+}
+
+/* A queue's resource groups, from its quota rows (ordered by group, flavor index). */
+static int groups(struct loader *l, int q, struct gq_snap_cq *cq)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i;
+
+    if (!(cq->group_of_res = malloc((s->nres ? s->nres : 1) * sizeof(int))))
+        return nomem(l);
+    for (i = 0; i < s->nres; i++)
+        cq->group_of_res[i] = -1;
+    for (i = 0; i < l->nq; i++) {
+        const struct qrow *r = &l->q[i];
+        struct gq_snap_group *g;
+
+        if (r->owner != q)
+            continue;
+        if ((size_t)r->group >= cq->ngroups) {
+            struct gq_snap_group *ng = realloc(cq->groups, (size_t)(r->group + 1) * sizeof(*ng));
+
+            if (!ng)
+                return nomem(l);
+            memset(ng + cq->ngroups, 0, ((size_t)r->group + 1 - cq->ngroups) * sizeof(*ng));
+            cq->groups = ng;
+            cq->ngroups = (size_t)r->group + 1;
+        }
+        g = &cq->groups[r->group];
+        if (push_int(&g->flavors, &g->nflavors, r->flavor) < 0 ||
+            push_int(&g->res, &g->nres, r->res) < 0)
+            return nomem(l);
+        cq->group_of_res[r->res] = r->group;
+    }
+    return GQ_OK;
+}
+
+static enum gq_policy policy(const char *p)
+{
+    if (!p || strcmp(p, "Never") == 0)
+        return GQ_POLICY_NEVER;
+    if (strcmp(p, "LowerPriority") == 0)
+        return GQ_POLICY_LOWER;
+    if (strcmp(p, "LowerOrNewerEqualPriority") == 0)
+        return GQ_POLICY_LOWER_OR_NEWER_EQUAL;
+    return GQ_POLICY_ANY;
+}
+
+/* Kueue's Active condition: missing flavors or checks, stopped, a cohort cycle. */
+static void activity(struct loader *l, struct gq_snap_cq *cq, const struct gq_cluster_queue *spec)
+{
+    struct gq_snapshot *s = l->s;
+    size_t g, f;
+
+    cq->active = true;
+    for (g = 0; g < cq->ngroups && cq->active; g++) {
+        for (f = 0; f < cq->groups[g].nflavors && cq->active; f++) {
+            if (!s->flavors[cq->groups[g].flavors[f]].exists) {
+                cq->active = false;
+                snprintf(cq->inactive_reason, sizeof(cq->inactive_reason),
+                         "FlavorNotFound: Can't admit new workloads; flavor %s not found",
+                         s->flavors[cq->groups[g].flavors[f]].name);
+            }
+        }
+    }
+    for (g = 0; g < spec->nchecks && cq->active; g++) {
+        if (gq__intern_find(&l->checks, spec->checks[g].name) < 0) {
+            cq->active = false;
+            snprintf(cq->inactive_reason, sizeof(cq->inactive_reason),
+                     "AdmissionCheckNotFound: Can't admit new workloads; admission check %s "
+                     "not found", spec->checks[g].name);
+        }
+    }
+    if (cq->active && cq->stopped) {
+        cq->active = false;
+        snprintf(cq->inactive_reason, sizeof(cq->inactive_reason), "Stopped");
+    }
+    if (cq->active && s->tree.cycle[cq->cohort >= 0 ? cq->cohort : cq->node]) {
+        cq->active = false;
+        snprintf(cq->inactive_reason, sizeof(cq->inactive_reason), "cohort cycle");
+    }
+}
+
+static int cluster_queue(struct loader *l, int q)
+{
+    struct gq_snapshot *s = l->s;
+    struct gq_snap_cq *cq = &s->cqs[q];
+    const struct gq_cluster_queue *spec = &l->cqobjs[q].u.cq;
+    int64_t w;
+    int rc;
+
+    if (!(cq->name = strdup(l->cqnames.names[q])))
+        return nomem(l);
+    cq->node = q;
+    cq->sticky = -1;
+    cq->cohort = spec->cohort ? (int)l->cqnames.n + gq__intern_find(&l->cohorts, spec->cohort)
+                              : -1;
+    if (cq->cohort >= 0)
+        gq__qtree_set_parent(&s->tree, q, cq->cohort);
+    cq->stopped = spec->stop_policy && strcmp(spec->stop_policy, "None") != 0;
+    cq->drain = spec->stop_policy && strcmp(spec->stop_policy, "HoldAndDrain") == 0;
+    cq->has_checks = spec->nchecks > 0;
+    cq->fifo = spec->queueing_strategy && strcmp(spec->queueing_strategy, "StrictFIFO") == 0
+                   ? GQ_STRICT_FIFO
+                   : GQ_BEST_EFFORT_FIFO;
+    cq->within_cq = policy(spec->within_cluster_queue);
+    cq->reclaim = policy(spec->reclaim_within_cohort);
+    cq->borrow_within = policy(spec->borrow_within_cohort);
+    cq->has_threshold = spec->has_max_priority_threshold;
+    cq->threshold = spec->max_priority_threshold;
+    cq->borrow_try_next = spec->when_can_borrow && !strcmp(spec->when_can_borrow, "TryNextFlavor");
+    cq->preempt_try_next =
+        !spec->when_can_preempt || !strcmp(spec->when_can_preempt, "TryNextFlavor");
+    cq->preemption_over_borrowing = spec->fungibility_preference &&
+                                    !strcmp(spec->fungibility_preference, "PreemptionOverBorrowing");
+    cq->weight_milli = gq_quantity_milli_value(&w, &spec->fair_weight) == GQ_OK ? w : 1000;
+    cq->null_selector = spec->namespace_selector == NULL;
+    if (spec->namespace_selector &&
+        (rc = gq__manifest_selector(spec->namespace_selector, &cq->ns_selector, l->err)) != GQ_OK)
+        return rc;
+    return groups(l, q, cq);
+}
+
+/* Each pod set of a queue that accounts pods requests one pod per pod. */
+static int pods_entries(struct gq_snapshot *s)
+{
+    size_t i, j, k;
+
+    if ((s->res_pods = gq__intern_find(&s->res_names, "pods")) < 0)
+        return 0;
+    for (i = 0; i < s->nwls; i++) {
+        for (j = 0; j < s->wls[i].nps; j++) {
+            struct gq_snap_ps *ps = &s->wls[i].ps[j];
+            bool has = false;
+
+            for (k = 0; k < ps->nres; k++)
+                has = has || ps->res[k] == s->res_pods;
+            if (has)
+                continue;
+            ps->res[ps->nres] = s->res_pods;
+            ps->per_pod[ps->nres] = 1;
+            ps->adm_flavor[ps->nres++] = -1;
+        }
+    }
+    return 0;
+}
+
+static void heights(struct gq_snapshot *s)
+{
+    int maxd = 0, d;
+    size_t i;
+
+    for (i = 0; i < s->tree.nnodes; i++)
+        maxd = s->tree.depth[i] > maxd ? s->tree.depth[i] : maxd;
+    for (d = maxd; d > 0; d--) {
+        for (i = 0; i < s->tree.nnodes; i++) {
+            int p = s->tree.parent[i], h;
+
+            if (s->tree.depth[i] != d || p < 0)
+                continue;
+            h = i < s->ncqs ? 1 : s->heights[i] + 1;
+            if (h > s->heights[p])
+                s->heights[p] = h;
+        }
+    }
+}
+
+static int assemble(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i;
+    int rc;
+
+    if (pods_entries(s) < 0)
+        return nomem(l);
+    s->nres = s->res_names.n;
+    if ((rc = flavors(l)) != GQ_OK || (rc = cohort_nodes(l)) != GQ_OK ||
+        (rc = quotas(l)) != GQ_OK)
+        return rc;
+    if (!(s->cqs = calloc(s->ncqs + 1, sizeof(*s->cqs))) ||
+        !(s->heights = calloc(s->tree.nnodes + 1, sizeof(int))))
+        return nomem(l);
+    for (i = 0; i < s->ncqs; i++)
+        if ((rc = cluster_queue(l, (int)i)) != GQ_OK)
+            return rc;
+    gq__qtree_finish(&s->tree);
+    heights(s);
+    for (i = 0; i < s->ncqs; i++)
+        activity(l, &s->cqs[i], &l->cqobjs[i].u.cq);
+    for (i = 0; i < l->nu; i++) {
+        const struct urow *u = &l->u[i];
+
+        if (gq__uses_add(&s->wls[u->w].held, gq__fr(s, u->flavor, u->res), u->amount) < 0)
+            return nomem(l);
+    }
+    for (i = 0; i < s->nwls; i++)
+        if (s->wls[i].state != GQ_WS_PENDING)
+            gq__uses_apply(s, s->wls[i].cq, &s->wls[i].held, 1);
+    return gq__admit_prepare(s) < 0 ? nomem(l) : GQ_OK;
+}
+
+static void loader_free(struct loader *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->nflavor_objs; i++)
+        gq__object_clear(&l->flavors[i]);
+    free(l->flavors);
+    free(l->q);
+    gq__intern_free(&l->cohorts);
+    for (i = 0; i < l->ncohort_parent; i++)
+        free(l->cohort_parent[i]);
+    free(l->cohort_parent);
+    for (i = 0; i < l->capcq; i++)
+        gq__object_clear(&l->cqobjs[i]);
+    free(l->cqobjs);
+    gq__intern_free(&l->cqnames);
+    gq__intern_free(&l->checks);
+    gq__intern_free(&l->lqkeys);
+    free(l->ids);
+    free(l->u);
+}
+
+int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)
+{
+    struct loader l;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    memset(&l, 0, sizeof(l));
+    l.s = s;
+    l.st = st;
+    l.err = err;
+    s->res_pods = -1;
+    if ((rc = read_all(&l)) == GQ_OK)
+        rc = assemble(&l);
+    loader_free(&l);
+    if (rc != GQ_OK)
+        gq__snapshot_free(s);
+    return rc;
+}

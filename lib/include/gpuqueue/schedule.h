@@ -1,0 +1,71 @@
+/*
+ * gpuqueue/schedule.h: running the admission engine: scheduling cycles as
+ * Kueue's scheduler runs them (kueue-semantics.md §2), each cycle's
+ * decisions committed in one transaction; and stopping or resuming queues.
+ */
+#ifndef GPUQUEUE_SCHEDULE_H
+#define GPUQUEUE_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "db.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gq_schedule_options {
+    unsigned int version;  /* GQ_SCHEDULE_OPTIONS_VERSION */
+    uint64_t cycles;       /* run this many cycles; 0 with until_stable: no limit */
+    bool until_stable;     /* stop after a cycle that changes nothing */
+} gq_schedule_options;
+
+#define GQ_SCHEDULE_OPTIONS_VERSION 1
+#define GQ_SCHEDULE_OPTIONS_INIT {GQ_SCHEDULE_OPTIONS_VERSION, 1, false}
+
+/* What one decision changed, reported after its cycle committed. */
+typedef struct gq_schedule_change {
+    uint64_t cycle;            /* 1-based, within this call */
+    const char *what;          /* "admitted", "reserved", "evicted", "pending" */
+    const char *namespace;
+    const char *name;          /* the workload */
+    const char *job_name;
+    const char *cluster_queue; /* may be NULL */
+    const char *flavors;       /* "cpu=a,nvidia.com/gpu=b" for an admission, else NULL */
+    const char *reason;        /* may be NULL */
+    const char *message;       /* may be NULL */
+} gq_schedule_change;
+
+typedef int (*gq_schedule_fn)(const gq_schedule_change *change, void *payload);
+
+typedef struct gq_schedule_stats {
+    uint64_t cycles;
+    uint64_t admitted;         /* quota reserved, admitted or not */
+    uint64_t evicted;
+} gq_schedule_stats;
+
+/**
+ * Run scheduling cycles on the database. fn (may be NULL) is called for
+ * every change, after the cycle that made it committed.
+ * @param stats (may be NULL) what was done
+ * @return GQ_OK; GQ_EIO; GQ_EBUSY when the database stayed locked.
+ */
+GQ_EXTERN int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn,
+                          void *payload, gq_schedule_stats *stats, gq_error *err);
+
+/**
+ * Set the stopPolicy of a ClusterQueue (namespace NULL) or a LocalQueue:
+ * "None", "Hold" or "HoldAndDrain", as kueuectl's stop and resume do.
+ * Draining happens in the next scheduling cycle.
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for another policy.
+ */
+GQ_EXTERN int gq_queue_set_stop_policy(gq_db *db, const char *kind, const char *namespace,
+                                       const char *name, const char *policy, gq_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

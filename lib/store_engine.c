@@ -1,0 +1,119 @@
+/*
+ * store_engine.c: what the admission engine writes: a workload's quota
+ * reserved (state, admission, usage rows), taken back (eviction) or the
+ * reason it waits; and the database's change counter, so that the engine
+ * knows when its in-memory snapshot is stale.
+ *
+ * Every state change is a guarded UPDATE: it names the state the engine
+ * believes the workload is in, and GQ_ECONFLICT when another process changed
+ * it meanwhile (a cancel): the engine then rolls the transaction back and
+ * rebuilds its snapshot, so a decision is never applied to a workload that
+ * moved on, and quota is never held twice.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store_int.h"
+
+int64_t gq__store_data_version(struct gq_store *st)
+{
+    static const char sql[] = "PRAGMA data_version";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, NULL);
+    int64_t v = -1;
+
+    if (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+        v = sqlite3_column_int64(stmt, 0);
+    if (stmt)
+        sqlite3_reset(stmt);
+    return v;
+}
+
+static int changed_one(struct gq_store *st, int64_t id, gq_error *err)
+{
+    if (sqlite3_changes(st->db) == 1)
+        return GQ_OK;
+    return gq__error(err, GQ_ECONFLICT, "workload %lld changed while it was being scheduled",
+                     (long long)id);
+}
+
+int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = ?2, cluster_queue = ?3, admission = ?4, reason = NULL, "
+        "message = NULL, updated_at = ?5, admitted_at = ?5 WHERE id = ?1 AND state = 'pending'";
+    static const char use[] = "INSERT INTO usage(workload_id, cluster_queue, flavor, resource, "
+                              "amount) VALUES (?1, ?2, ?3, ?4, ?5)";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    size_t i;
+    int rc;
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, r->id);
+    gq__bind_text(stmt, 2, r->state);
+    gq__bind_text(stmt, 3, r->cluster_queue);
+    gq__bind_text(stmt, 4, r->admission);
+    sqlite3_bind_int64(stmt, 5, r->now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
+        (rc = changed_one(st, r->id, err)) != GQ_OK)
+        return rc;
+    for (i = 0; i < r->nuse; i++) {
+        if (!(stmt = gq__store_stmt(st, use, err)))
+            return err ? err->code : GQ_EIO;
+        sqlite3_bind_int64(stmt, 1, r->id);
+        gq__bind_text(stmt, 2, r->cluster_queue);
+        gq__bind_text(stmt, 3, r->use[i].flavor);
+        gq__bind_text(stmt, 4, r->use[i].resource);
+        sqlite3_bind_int64(stmt, 5, r->use[i].amount);
+        if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
+}
+
+int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                    const char *preempted_reason, int64_t now_ms, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = 'pending', admission = NULL, reason = ?2, message = ?3, "
+        "evicted_reason = ?2, evicted_message = ?3, preempted_reason = ?4, evicted_at = ?5, "
+        "evictions = evictions + 1, updated_at = ?5, admitted_at = NULL "
+        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
+    static const char del[] = "DELETE FROM usage WHERE workload_id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    int rc;
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, reason);
+    gq__bind_text(stmt, 3, message);
+    gq__bind_text(stmt, 4, preempted_reason);
+    sqlite3_bind_int64(stmt, 5, now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
+        (rc = changed_one(st, id, err)) != GQ_OK)
+        return rc;
+    if (!(stmt = gq__store_stmt(st, del, err)))
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                         gq_error *err)
+{
+    static const char upd[] = "UPDATE workloads SET reason = ?2, message = ?3 "
+                              "WHERE id = ?1 AND state = 'pending'";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    int rc;
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, reason);
+    gq__bind_text(stmt, 3, message);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        return rc;
+    return changed_one(st, id, err);
+}
