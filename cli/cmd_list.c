@@ -18,7 +18,7 @@
 #include "table.h"
 #include "term.h"
 
-#define MAX_COLS 14
+#define MAX_COLS 16
 
 struct lister {
     const struct global *g;
@@ -108,8 +108,8 @@ static int workload_row(const gq_workload_info *wl, void *payload)
 {
     struct lister *l = payload;
     char kind[32], pos[24], exec[HUMAN_DURATION_SIZE], agebuf[HUMAN_DURATION_SIZE];
-    char prio[24], pods[24], gpus[24];
-    const char *cells[13];
+    char prio[24], pods[24], gpus[24], cqpos[24];
+    const char *cells[14];
     int64_t end;
 
     if (l->names_only) {
@@ -139,8 +139,12 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[9] = prio;
     cells[10] = pods;
     cells[11] = gpus;
-    cells[12] = wl->message ? wl->message : wl->reason;
-    return add_row(l, wl->namespace, cells, l->wide ? 13 : 9);
+    cqpos[0] = '\0';
+    if (wl->position_cq >= 0)
+        snprintf(cqpos, sizeof(cqpos), "%lld", (long long)wl->position_cq);
+    cells[12] = cqpos;
+    cells[13] = wl->message ? wl->message : wl->reason;
+    return add_row(l, wl->namespace, cells, l->wide ? 14 : 9);
 }
 
 /* ------------------------------------------------------------------ objects */
@@ -215,9 +219,9 @@ static struct table *workload_table(bool wide, bool all_ns)
                                        "LOCALQUEUE", "CLUSTERQUEUE", "STATUS",
                                        "POSITION IN QUEUE", "EXEC TIME", "AGE",
                                        "PRIORITY",  "PODS",     "GPUS",
-                                       "REASON"};
+                                       "POSITION IN CLUSTERQUEUE", "REASON"};
     const char *h[MAX_COLS];
-    int n = 0, i, ncols = wide ? 13 : 9;
+    int n = 0, i, ncols = wide ? 14 : 9;
     struct table *t;
 
     if (all_ns)
@@ -229,7 +233,7 @@ static struct table *workload_table(bool wide, bool all_ns)
     table_set_truncatable(t, all_ns + 0, true); /* NAME */
     table_set_truncatable(t, all_ns + 2, true); /* JOB NAME */
     if (wide)
-        table_set_truncatable(t, all_ns + 12, true);
+        table_set_truncatable(t, all_ns + 13, true);
     table_set_color(t, all_ns + 5, status_color);
     return t;
 }

@@ -86,7 +86,8 @@ struct wl_walk {
     const gq_workload_filter *filter;
     gq_workload_fn fn;
     void *payload;
-    struct positions positions;
+    struct positions positions;    /* in the LocalQueue */
+    struct positions cq_positions; /* in the ClusterQueue */
 };
 
 static int wl_row(int n, const char *const *v, void *payload)
@@ -111,6 +112,7 @@ static int wl_row(int n, const char *const *v, void *payload)
     wl.pods = num(v[12]);
     wl.gpus = num(v[13]);
     wl.position = id >= 0 && id < walk->positions.n ? walk->positions.pos[id] : -1;
+    wl.position_cq = id >= 0 && id < walk->cq_positions.n ? walk->cq_positions.pos[id] : -1;
     wl.created_ms = num(v[15]);
     wl.admitted_ms = num(v[16]);
     wl.finished_ms = num(v[17]);
@@ -134,6 +136,11 @@ static int list_txn(struct gq_store *st, void *payload, gq_error *err)
         "SELECT id, namespace, local_queue FROM workloads WHERE state = 'pending' "
         "AND (?1 IS NULL OR namespace = ?1) ORDER BY namespace, local_queue, priority DESC, "
         "queued_at, id";
+    /* The ClusterQueue's heap order spans its LocalQueues: this one sorts. */
+    static const char cq_positions_sql[] =
+        "SELECT w.id, '', lq.cluster_queue FROM workloads w JOIN local_queues lq "
+        "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = 'pending' "
+        "ORDER BY lq.cluster_queue, w.priority DESC, w.queued_at, w.id";
     static const char *const queries[] = {
         WL_SELECT "w.state <> 'cancelled'" WL_ORDER,
         WL_SELECT "1" WL_ORDER,
@@ -150,8 +157,13 @@ static int list_txn(struct gq_store *st, void *payload, gq_error *err)
     /* Positions are only shown for pending workloads: skip them when none can show. */
     if (q <= 1 || (q == 4 && strcasecmp(f->state, "pending") == 0)) {
         rc = gq__store_query(st, positions_sql, params, 1, position_row, &walk->positions, err);
+        if (rc == GQ_OK)
+            rc = gq__store_query(st, cq_positions_sql, NULL, 0, position_row,
+                                 &walk->cq_positions, err);
         if (rc != GQ_OK)
-            return walk->positions.failed ? gq__error(err, GQ_ENOMEM, "out of memory") : rc;
+            return walk->positions.failed || walk->cq_positions.failed
+                       ? gq__error(err, GQ_ENOMEM, "out of memory")
+                       : rc;
     }
     return gq__store_query(st, queries[q], params, 6, wl_row, walk, err);
 }
@@ -175,6 +187,7 @@ int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn
     walk.payload = payload;
     rc = gq__store_read(db->st, list_txn, &walk, err);
     free(walk.positions.pos);
+    free(walk.cq_positions.pos);
     return rc;
 }
 

@@ -192,7 +192,7 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     struct gq_wl_write w;
     struct wl_plan p;
     enum gq_put_result put;
-    char *existing = NULL;
+    char *existing = NULL, *admission = NULL;
     int rc;
 
     if (opts->mode == GQ_MODE_DELETE)
@@ -209,6 +209,10 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     w.message = p.message[0] ? p.message : NULL;
     w.priority = p.priority;
     w.now_ms = now_ms;
+    if (obj->u.wl.admitted_cq &&
+        (rc = gq__manifest_admission(&admission, &obj->u.wl, err)) != GQ_OK)
+        return rc;
+    w.admission = admission;
     /* Submit creates: the insert itself refuses a job that exists. */
     rc = opts->mode == GQ_MODE_SUBMIT
              ? GQ_ENOTFOUND
@@ -226,6 +230,7 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
                                   w.message, err);
     }
     free(existing);
+    free(admission);
     return rc;
 }
 

@@ -381,3 +381,42 @@ int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err)
     json_object_put(root);
     return *out ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
 }
+
+/* A kvs as a JSON object. */
+static json_object *kvs_object(const struct gq_kvs *m)
+{
+    json_object *o = json_object_new_object();
+    size_t i;
+
+    for (i = 0; o && i < m->n; i++)
+        json_object_object_add(o, m->v[i].key, json_object_new_string(m->v[i].value));
+    return o;
+}
+
+int gq__manifest_admission(char **out, const struct gq_workload *wl, gq_error *err)
+{
+    json_object *adm = json_object_new_object(), *list = json_object_new_array(), *ps;
+    const char *text;
+    size_t i;
+    int rc = GQ_OK;
+
+    *out = NULL;
+    json_object_object_add(adm, "clusterQueue", json_object_new_string(wl->admitted_cq));
+    for (i = 0; i < wl->nassignments; i++) {
+        const struct gq_podset_assignment *a = &wl->assignments[i];
+
+        ps = json_object_new_object();
+        json_object_object_add(ps, "name", json_object_new_string(a->name));
+        json_object_object_add(ps, "flavors", kvs_object(&a->flavors));
+        json_object_object_add(ps, "resourceUsage", kvs_object(&a->usage));
+        json_object_object_add(ps, "count", json_object_new_int(a->count));
+        json_object_array_add(list, ps);
+    }
+    json_object_object_add(adm, "podSetAssignments", list);
+    text = json_object_to_json_string_ext(adm, JSON_C_TO_STRING_PLAIN |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!text || !(*out = strdup(text)))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory encoding status.admission");
+    json_object_put(adm);
+    return rc;
+}

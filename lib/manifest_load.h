@@ -61,4 +61,10 @@ int gq__manifest_load(const char *path, const char *buf, size_t len, const char 
  */
 int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err);
 
+/*
+ * The JSON of an imported Workload's status.admission (wl->admitted_cq set),
+ * as the workloads table keeps it. Caller frees *out with free().
+ */
+int gq__manifest_admission(char **out, const struct gq_workload *wl, gq_error *err);
+
 #endif

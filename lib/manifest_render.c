@@ -964,6 +964,8 @@ static json_object *wl_status(const gq_workload_info *wl, const char *admission,
     add_str(g, "clusterQueue", wl->cluster_queue);
     if (wl->position >= 0)
         add_int(g, "positionInLocalQueue", wl->position);
+    if (wl->position_cq >= 0)
+        add_int(g, "positionInClusterQueue", wl->position_cq);
     add_str(g, "reason", wl->reason);
     add_str(g, "message", wl->message);
     add_int(g, "gpus", wl->gpus);
@@ -993,18 +995,42 @@ struct wl_render {
     json_object *root; /* the Workload, built by spec_row */
 };
 
-/* Columns: spec, admission, updated_at. */
+/*
+ * An eviction Kueue still shows on a requeued workload: Evicted (and
+ * Preempted) stay True until quota is reserved again.
+ * Columns 3..7: evicted_reason, evicted_message, preempted_reason, evicted_at,
+ * evictions.
+ */
+static void wl_eviction(json_object *status, const gq_workload_info *wl, const char *const *v)
+{
+    json_object *conds = child(status, "conditions", json_type_array), *g;
+    bool holds = !strcmp(wl->state, "reserved") || !strcmp(wl->state, "admitted") ||
+                 !strcmp(wl->state, "running");
+
+    if (v[3] && !holds) {
+        json_object_array_add(conds, condition("Evicted", true, num(v[6]), v[3], v[4]));
+        if (v[5])
+            json_object_array_add(conds, condition("Preempted", true, num(v[6]), v[5], v[4]));
+    }
+    if (num(v[7]) > 0 && json_object_object_get_ex(status, "gpuq", &g))
+        add_int(g, "evictions", num(v[7]));
+}
+
+/* Columns: spec, admission, updated_at, then wl_eviction's. */
 static int spec_row(int n, const char *const *v, void *payload)
 {
     struct wl_render *w = payload;
     const gq_workload_info *wl = w->wl;
+    json_object *status;
 
     (void)n;
     if (!(w->root = object_base(w->r, v[0], wl->name, wl->uid, wl->created_ms)))
         return w->r->err ? w->r->err->code : GQ_EIO;
     if (strcmp(wl->job_kind, "Job") == 0)
         wl_owner(child(w->root, "metadata", json_type_object), wl);
-    json_object_object_add(w->root, "status", wl_status(wl, v[1], num(v[2])));
+    status = wl_status(wl, v[1], num(v[2]));
+    wl_eviction(status, wl, v);
+    json_object_object_add(w->root, "status", status);
     return 0;
 }
 
@@ -1013,7 +1039,9 @@ static int spec_row(int n, const char *const *v, void *payload)
 
 static int wl_row(const gq_workload_info *wl, void *payload)
 {
-    static const char sql[] = "SELECT spec, admission, updated_at FROM workloads WHERE uid = ?1";
+    static const char sql[] =
+        "SELECT spec, admission, updated_at, evicted_reason, evicted_message, preempted_reason, "
+        "evicted_at, evictions FROM workloads WHERE uid = ?1";
     struct render *r = payload;
     struct wl_render w = {r, wl, NULL};
     int rc = gq__store_query(r->db->st, sql, &wl->uid, 1, spec_row, &w, r->err);

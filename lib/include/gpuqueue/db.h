@@ -168,6 +168,7 @@ typedef struct gq_workload_info {
     int64_t pods;
     int64_t gpus;
     int64_t position;          /* 0-based among pending workloads of its LocalQueue; -1 */
+    int64_t position_cq;       /* 0-based among pending workloads of its ClusterQueue; -1 */
     int64_t created_ms;
     int64_t admitted_ms;       /* 0 if never admitted */
     int64_t finished_ms;       /* 0 if not finished */
