@@ -9,6 +9,7 @@
 
 struct printer {
     bool quiet;
+    bool stats;
 };
 
 static int print_change(const gq_schedule_change *c, void *payload)
@@ -32,12 +33,13 @@ int cmd_schedule(struct global *g, int argc, char **argv)
     const struct command *self = cli_command("schedule");
     int cycles = 1;
     bool until_stable = false;
-    struct printer p = {false};
+    struct printer p = {false, false};
     const struct flag flags[] = {
         {"cycles", 0, FLAG_INT, &cycles, "N", "run N scheduling cycles (default 1)"},
         {"until-stable", 0, FLAG_BOOL, &until_stable, NULL,
          "run cycles until one changes nothing"},
         {"quiet", 'q', FLAG_BOOL, &p.quiet, NULL, "print only the summary"},
+        {"stats", 0, FLAG_BOOL, &p.stats, NULL, "print timings: cycles, first and last admission"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
     gq_schedule_options o = GQ_SCHEDULE_OPTIONS_INIT;
     gq_schedule_stats st;
@@ -66,6 +68,11 @@ int cmd_schedule(struct global *g, int argc, char **argv)
     printf("%llu cycle%s: %llu admitted, %llu evicted\n", (unsigned long long)st.cycles,
            st.cycles == 1 ? "" : "s", (unsigned long long)st.admitted,
            (unsigned long long)st.evicted);
+    if (p.stats)
+        printf("load-ms=%.1f cycle-ms p50=%.3f p99=%.3f max=%.3f first-admission-ms=%.1f "
+               "last-admission-ms=%.1f total-ms=%.1f\n",
+               st.load_ms, st.cycle_p50_ms, st.cycle_p99_ms, st.cycle_max_ms,
+               st.first_admission_ms, st.last_admission_ms, st.total_ms);
     return EXIT_SUCCESS;
 }
 

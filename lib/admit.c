@@ -692,6 +692,29 @@ static int heads(struct gq_snapshot *s, struct entry *e, size_t *n, struct gq_de
     return 0;
 }
 
+/* The entries in the fair sharing iterator's order, each processed as popped. */
+static int fair_loop(struct gq_snapshot *s, struct entry *e, size_t n, struct victims *vs,
+                     int64_t now, struct gq_decisions *d)
+{
+    struct gq_fair_entry *fe = calloc(n ? n : 1, sizeof(*fe));
+    size_t i;
+    int k, rc = 0;
+
+    if (!fe)
+        return -1;
+    for (i = 0; i < n; i++) {
+        fe[i].w = e[i].w;
+        fe[i].use = &e[i].a.use;
+        fe[i].done = !e[i].nominated;
+    }
+    while (rc == 0 && (k = gq__fair_next(s, fe, n)) >= 0) {
+        fe[k].done = true;
+        rc = process(s, &e[k], vs, now, d);
+    }
+    free(fe);
+    return rc;
+}
+
 int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
 {
     struct entry *e = calloc(s->ncqs ? s->ncqs : 1, sizeof(*e));
@@ -703,9 +726,14 @@ int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
     if (!e || (s->cycle == 1 && notify(s, d) < 0) || heads(s, e, &n, d) < 0 ||
         !(order = order_entries(s, e, n)))
         goto out;
-    for (i = 0; i < n; i++)
-        if (e[order[i]].nominated && process(s, &e[order[i]], &vs, now, d) < 0)
+    if (s->fair_sharing) {
+        if (fair_loop(s, e, n, &vs, now, d) < 0)
             goto out;
+    } else {
+        for (i = 0; i < n; i++)
+            if (e[order[i]].nominated && process(s, &e[order[i]], &vs, now, d) < 0)
+                goto out;
+    }
     for (i = 0; i < n; i++) /* the preemptors' assumed quota is not theirs yet */
         if (e[i].assumed)
             gq__uses_apply(s, s->wls[e[i].w].cq, &e[i].a.use, -1);
@@ -848,6 +876,7 @@ void gq__snapshot_free(struct gq_snapshot *s)
     }
     free(s->nss);
     free(s->heights);
+    free(s->weights);
     gq__qtree_free(&s->tree);
     gq__intern_free(&s->flavor_names);
     gq__intern_free(&s->res_names);

@@ -173,6 +173,7 @@ struct gq_snapshot {
     size_t nres;
     struct gq_qtree tree;
     int *heights;                 /* per node */
+    int64_t *weights;             /* per node: fairSharing.weight in milli-units */
     struct gq_snap_cq *cqs;
     size_t ncqs;
     char **cohort_names;          /* per tree node >= ncqs */

@@ -70,6 +70,24 @@ bool gq__uses_fit(const struct gq_snapshot *s, int cq, const struct gq_uses *u,
 void gq__targets_free(struct gq_targets *t);
 int gq__targets_push(struct gq_targets *t, int wl, const char *reason);
 
+/* ------------------------------------------------------------ fair sharing */
+
+#define GQ_FAIR_LEVELS 16
+
+/* An entry of a cycle as the fair sharing iterator sees it. */
+struct gq_fair_entry {
+    int w;
+    const struct gq_uses *use;      /* its assignment's usage */
+    bool done;                      /* popped, or not nominated */
+    double share[GQ_FAIR_LEVELS];   /* DRS at its queue's ancestors, nearest first */
+};
+
+/* Dominant resource share of a tree node with req added (sign 1) or removed (-1). */
+double gq__drs(const struct gq_snapshot *s, int node, const struct gq_uses *req, int sign);
+
+/* The next entry the fair sharing iterator pops, or -1 when none is left. */
+int gq__fair_next(struct gq_snapshot *s, struct gq_fair_entry *fe, size_t n);
+
 static inline int gq__fr(const struct gq_snapshot *s, int flavor, int res)
 {
     return flavor * (int)s->nres + res;

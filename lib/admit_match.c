@@ -272,8 +272,9 @@ bool gq__flavor_matches(const struct gq_snapshot *s, int flavor, const struct gq
         return false;
     }
     if ((t = untolerated(&f->spec, ps)) != NULL) {
-        snprintf(why, whylen, "untolerated taint {%s%s%s: %s} in flavor %s", t->key,
-                 t->value ? "=" : "", t->value ? t->value : "", t->effect, f->name);
+        /* Go's %s of a v1.Taint value, as Kueue prints it. */
+        snprintf(why, whylen, "untolerated taint {%s %s %s <nil>} in flavor %s", t->key,
+                 t->value ? t->value : "", t->effect, f->name);
         return false;
     }
     if (!affinity_matches(&f->spec, ps)) {

@@ -213,6 +213,37 @@ static void hold(struct gq_snapshot *s, int c, int sign)
     gq__uses_apply(s, s->wls[c].cq, &s->wls[c].held, sign);
 }
 
+/*
+ * The second half of minimalPreemptions: with the targets removed and the
+ * preemptor fitting, add them back in reverse wherever it still fits; then
+ * restore the snapshot. No targets when it never fit.
+ */
+static int fill_back(struct gq_snapshot *s, int w, const struct gq_uses *req,
+                     struct gq_targets *out, bool fits, bool allow_borrowing)
+{
+    int cq = s->wls[w].cq;
+    size_t i, k;
+
+    if (!fits) {
+        for (k = 0; k < out->n; k++)
+            hold(s, out->v[k].wl, 1);
+        out->n = 0;
+        return 0;
+    }
+    for (i = out->n - 1; i-- > 0;) {
+        hold(s, out->v[i].wl, 1);
+        if (gq__uses_fit(s, cq, req, allow_borrowing)) {
+            out->v[i] = out->v[out->n - 1];
+            out->n--;
+        } else {
+            hold(s, out->v[i].wl, -1);
+        }
+    }
+    for (k = 0; k < out->n; k++)
+        hold(s, out->v[k].wl, 1);
+    return 0;
+}
+
 /* minimalPreemptions */
 static int minimal(struct gq_snapshot *s, int w, const struct gq_uses *req,
                    const struct frset *frs, const int *cands, size_t n, bool allow_borrowing,
@@ -220,7 +251,7 @@ static int minimal(struct gq_snapshot *s, int w, const struct gq_uses *req,
 {
     int cq = s->wls[w].cq;
     bool fits = false;
-    size_t i, k;
+    size_t i;
 
     out->n = 0;
     for (i = 0; i < n && !fits; i++) {
@@ -242,24 +273,163 @@ static int minimal(struct gq_snapshot *s, int w, const struct gq_uses *req,
             return -1;
         fits = gq__uses_fit(s, cq, req, allow_borrowing);
     }
-    if (!fits) {
-        for (k = 0; k < out->n; k++)
-            hold(s, out->v[k].wl, 1);
-        out->n = 0;
-        return 0;
-    }
-    for (i = out->n - 1; i-- > 0;) {
-        hold(s, out->v[i].wl, 1);
-        if (gq__uses_fit(s, cq, req, allow_borrowing)) {
-            out->v[i] = out->v[out->n - 1];
-            out->n--;
-        } else {
-            hold(s, out->v[i].wl, -1);
+    return fill_back(s, w, req, out, fits, allow_borrowing);
+}
+
+/* ---------------------------------------------------------- fair sharing */
+
+/* A candidate queue of fair preemption: its share and its candidates in order. */
+struct fq {
+    int cq;
+    double share;
+    int *w;
+    size_t n;
+};
+
+/* The queue with the highest share (the heap of Kueue's fairPreemptions). */
+static int fq_pop(struct fq *q, size_t nq)
+{
+    int best = -1;
+    size_t i;
+
+    for (i = 0; i < nq; i++)
+        if (q[i].n && (best < 0 || q[i].share > q[best].share ||
+                       (q[i].share == q[best].share && q[i].cq < q[best].cq)))
+            best = (int)i;
+    return best;
+}
+
+/* Group ordered candidates by queue (first_only: each queue's first candidate). */
+static struct fq *fq_build(struct gq_snapshot *s, const int *c, size_t n, bool first_only,
+                           size_t *nq)
+{
+    struct fq *q = calloc(n ? n : 1, sizeof(*q));
+    size_t i, j;
+
+    *nq = 0;
+    for (i = 0; q && i < n; i++) {
+        int cq = s->wls[c[i]].cq;
+
+        for (j = 0; j < *nq && q[j].cq != cq; j++)
+            ;
+        if (j == *nq) {
+            q[j].cq = cq;
+            q[j].share = gq__drs(s, s->cqs[cq].node, NULL, 1);
+            if (!(q[j].w = malloc(n * sizeof(int)))) {
+                q[j].n = 0;
+                break;
+            }
+            (*nq)++;
+        } else if (first_only) {
+            continue;
         }
+        q[j].w[q[j].n++] = c[i];
     }
-    for (k = 0; k < out->n; k++)
-        hold(s, out->v[k].wl, 1);
-    return 0;
+    return q;
+}
+
+static void fq_free(struct fq *q, size_t nq)
+{
+    size_t i;
+
+    for (i = 0; q && i < nq; i++)
+        free(q[i].w);
+    free(q);
+}
+
+static bool strategy(const struct gq_snapshot *s, int which, double preemptor_new,
+                     double target_old, double target_new)
+{
+    bool final_share = s->fs_final_share && (which == 0 || !s->fs_initial_share);
+
+    if (which == 0 && !s->fs_final_share)
+        final_share = false;
+    return final_share ? preemptor_new <= target_new : preemptor_new < target_old;
+}
+
+/* fairPreemptions */
+static int fair(struct gq_snapshot *s, int w, const struct gq_uses *req, const struct frset *frs,
+                const int *cands, size_t n, const int32_t *threshold, struct gq_targets *out)
+{
+    int cq = s->wls[w].cq, k;
+    double mine = gq__drs(s, s->cqs[cq].node, req, 1);
+    struct fq *q;
+    size_t nq, i, *retry, nretry = 0;
+    bool fits = false, took;
+
+    out->n = 0;
+    if (!(q = fq_build(s, cands, n, false, &nq)) || !(retry = malloc((n + 1) * sizeof(size_t)))) {
+        fq_free(q, nq);
+        return -1;
+    }
+    while (!fits && (k = fq_pop(q, nq)) >= 0) {
+        struct fq *c = &q[k];
+
+        if (c->cq == cq) {
+            hold(s, c->w[0], -1);
+            if (gq__targets_push(out, c->w[0], "InClusterQueue") < 0)
+                goto fail;
+            fits = gq__uses_fit(s, cq, req, true);
+            mine = gq__drs(s, s->cqs[cq].node, req, 1);
+            memmove(c->w, c->w + 1, --c->n * sizeof(int));
+            c->share = gq__drs(s, s->cqs[c->cq].node, NULL, 1);
+            continue;
+        }
+        took = false;
+        for (i = 0; i < c->n; i++) {
+            int v = c->w[i];
+            bool below = threshold && s->wls[v].priority < *threshold;
+            double after = gq__drs(s, s->cqs[c->cq].node, &s->wls[v].held, -1);
+            bool ok = strategy(s, 0, mine, c->share, after);
+
+            if (below || ok) {
+                hold(s, v, -1);
+                if (gq__targets_push(out, v, ok ? "InCohortFairSharing"
+                                                : "InCohortReclaimWhileBorrowing") < 0)
+                    goto fail;
+                fits = gq__uses_fit(s, cq, req, true);
+                memmove(c->w, c->w + i + 1, (c->n - i - 1) * sizeof(int));
+                c->n -= i + 1;
+                c->share = after;
+                if (!cq_borrowing(s, c->cq, frs))
+                    c->n = 0;
+                took = true;
+                break;
+            }
+            retry[nretry++] = (size_t)v;
+        }
+        if (!took)
+            c->n = 0; /* nothing to take from this queue under the first strategy */
+    }
+    if (!fits && s->fs_final_share && s->fs_initial_share) {
+        int *rv = malloc((nretry + 1) * sizeof(int));
+        struct fq *q2;
+        size_t nq2;
+
+        if (!rv)
+            goto fail;
+        for (i = 0; i < nretry; i++)
+            rv[i] = (int)retry[i];
+        q2 = fq_build(s, rv, nretry, true, &nq2);
+        free(rv);
+        while (q2 && !fits && (k = fq_pop(q2, nq2)) >= 0) {
+            if (strategy(s, 1, mine, q2[k].share, 0)) {
+                hold(s, q2[k].w[0], -1);
+                if (gq__targets_push(out, q2[k].w[0], "InCohortFairSharing") < 0)
+                    break;
+                fits = gq__uses_fit(s, cq, req, true);
+            }
+            q2[k].n = 0;
+        }
+        fq_free(q2, nq2);
+    }
+    free(retry);
+    fq_free(q, nq);
+    return fill_back(s, w, req, out, fits, true);
+fail:
+    free(retry);
+    fq_free(q, nq);
+    return -1;
 }
 
 /* GetTargets, for the columns frs and the request req. */
@@ -283,6 +453,12 @@ static int targets(struct gq_snapshot *s, int w, const struct gq_uses *req,
         rc = 0;
     } else if (nsame == c.n) {
         rc = minimal(s, w, req, frs, c.v, c.n, true, NULL, out);
+    } else if (s->fair_sharing) {
+        threshold = s->wls[w].priority;
+        if (cq->has_threshold && cq->threshold < threshold)
+            threshold = cq->threshold + 1;
+        rc = fair(s, w, req, frs, c.v, c.n,
+                  cq->borrow_within != GQ_POLICY_NEVER ? &threshold : NULL, out);
     } else if (cq->borrow_within != GQ_POLICY_NEVER) {
         threshold = s->wls[w].priority;
         if (cq->has_threshold && cq->threshold < threshold)

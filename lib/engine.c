@@ -31,6 +31,7 @@ struct engine {
     int64_t version;         /* data_version the snapshot was built at */
     struct gq_decisions d;
     int64_t now;
+    int64_t load_us;         /* time the last snapshot build took */
 };
 
 /* A growing text buffer for admission JSON. */
@@ -179,8 +180,10 @@ static int cycle_txn(struct gq_store *st, void *payload, gq_error *err)
         if (e->loaded)
             gq__snapshot_free(&e->s);
         e->loaded = false;
+        e->load_us = gq__mono_us();
         if ((rc = gq__engine_load(&e->s, st, err)) != GQ_OK)
             return rc;
+        e->load_us = gq__mono_us() - e->load_us;
         e->loaded = true;
         e->version = v;
     }
@@ -239,23 +242,67 @@ static bool stable(const struct gq_decisions *d)
     return d->admitted == 0 && d->evicted == 0 && d->set_aside == 0;
 }
 
+struct timing {
+    int64_t start, *cycles_us;
+    size_t n, cap;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static void timing_add(struct timing *t, int64_t us)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        int64_t *v = realloc(t->cycles_us, cap * sizeof(*v));
+
+        if (!v)
+            return; /* statistics only: lose the sample, not the schedule */
+        t->cycles_us = v;
+        t->cap = cap;
+    }
+    t->cycles_us[t->n++] = us;
+}
+
+static void timing_report(struct timing *t, gq_schedule_stats *st)
+{
+    st->total_ms = (double)(gq__mono_us() - t->start) / 1000.0;
+    if (!t->n)
+        return;
+    qsort(t->cycles_us, t->n, sizeof(int64_t), cmp_i64);
+    st->cycle_p50_ms = (double)t->cycles_us[t->n / 2] / 1000.0;
+    st->cycle_p99_ms = (double)t->cycles_us[(t->n * 99) / 100] / 1000.0;
+    st->cycle_max_ms = (double)t->cycles_us[t->n - 1] / 1000.0;
+}
+
 int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, void *payload,
                 gq_schedule_stats *stats, gq_error *err)
 {
     gq_schedule_options o = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_schedule_stats ignored;
+    struct timing tm = {gq__mono_us(), NULL, 0, 0};
     struct engine e;
     uint64_t n = 0, limit;
+    int64_t t0;
     int rc = GQ_OK, conflicts = 0;
 
     if (!db)
         return gq__error(err, GQ_EINVALID, "no database");
     if (opts)
         o = *opts;
+    if (!stats)
+        stats = &ignored;
     limit = o.cycles ? o.cycles : (o.until_stable ? UINT64_MAX : 1);
     memset(&e, 0, sizeof(e));
-    if (stats)
-        memset(stats, 0, sizeof(*stats));
+    memset(stats, 0, sizeof(*stats));
+    stats->first_admission_ms = stats->last_admission_ms = -1;
     while (n < limit) {
+        t0 = gq__mono_us();
+        e.load_us = 0;
         rc = gq__store_write(db->st, cycle_txn, &e, err);
         if (rc == GQ_ECONFLICT && ++conflicts < 20)
             continue; /* rebuilt from the database on the next attempt */
@@ -263,14 +310,21 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
             break;
         e.dirty = false;
         n++;
-        if (stats) {
-            stats->cycles = n;
-            stats->admitted += e.d.admitted;
-            stats->evicted += e.d.evicted;
+        timing_add(&tm, gq__mono_us() - t0 - e.load_us);
+        stats->load_ms += (double)e.load_us / 1000.0;
+        stats->cycles = n;
+        stats->admitted += e.d.admitted;
+        stats->evicted += e.d.evicted;
+        if (e.d.admitted) {
+            stats->last_admission_ms = (double)(gq__mono_us() - tm.start) / 1000.0;
+            if (stats->first_admission_ms < 0)
+                stats->first_admission_ms = stats->last_admission_ms;
         }
         if ((rc = report(&e, n, fn, payload)) != 0 || (o.until_stable && stable(&e.d)))
             break;
     }
+    timing_report(&tm, stats);
+    free(tm.cycles_us);
     if (e.loaded)
         gq__snapshot_free(&e.s);
     gq__decisions_free(&e.d);

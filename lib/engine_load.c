@@ -36,6 +36,8 @@ struct loader {
     struct gq_intern cohorts;
     char **cohort_parent;      /* per cohort index: parentName or NULL */
     size_t ncohort_parent, capparent;
+    int64_t *cohort_weight;    /* per cohort index: weight in milli-units + 1, 0 if none */
+    size_t capweight;
     struct gq_object *cqobjs;  /* decoded ClusterQueues */
     size_t capcq;
     struct gq_intern cqnames;
@@ -147,12 +149,22 @@ static int cohort_row(int n, const char *const *v, void *p)
 {
     struct loader *l = p;
     int c = gq__intern(&l->cohorts, v[0]);
+    struct gq_object o;
+    int64_t w;
 
     (void)n;
     if (c < 0 || grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
         return nomem(l);
     if ((size_t)c >= l->ncohort_parent)
         l->ncohort_parent = (size_t)c + 1;
+    if (grow(&l->cohort_weight, &l->capweight, (size_t)c, sizeof(int64_t)) < 0)
+        return nomem(l);
+    if (decode_spec(l, v[2], &o) == GQ_OK) {
+        if (gq_quantity_milli_value(&w, &o.u.cohort.fair_weight) != GQ_OK)
+            w = 1000;
+        l->cohort_weight[c] = w + 1; /* 0: not given */
+    }
+    gq__object_clear(&o);
     if (v[1] && !(l->cohort_parent[c] = strdup(v[1])))
         return nomem(l);
     return 0;
@@ -350,7 +362,7 @@ static const struct {
     gq__row_fn fn;
 } loads[] = {
     {"SELECT name, spec FROM resource_flavors ORDER BY name", flavor_row},
-    {"SELECT name, parent FROM cohorts ORDER BY name", cohort_row},
+    {"SELECT name, parent, spec FROM cohorts ORDER BY name", cohort_row},
     {"SELECT name, spec FROM cluster_queues ORDER BY name", cq_row},
     {"SELECT name FROM admission_checks ORDER BY name", check_row},
     {"SELECT owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, "
@@ -650,11 +662,17 @@ static int assemble(struct loader *l)
         (rc = quotas(l)) != GQ_OK)
         return rc;
     if (!(s->cqs = calloc(s->ncqs + 1, sizeof(*s->cqs))) ||
-        !(s->heights = calloc(s->tree.nnodes + 1, sizeof(int))))
+        !(s->heights = calloc(s->tree.nnodes + 1, sizeof(int))) ||
+        !(s->weights = calloc(s->tree.nnodes + 1, sizeof(int64_t))))
         return nomem(l);
-    for (i = 0; i < s->ncqs; i++)
+    for (i = 0; i < s->ncqs; i++) {
         if ((rc = cluster_queue(l, (int)i)) != GQ_OK)
             return rc;
+        s->weights[i] = s->cqs[i].weight_milli;
+    }
+    for (i = 0; i < s->ncohorts; i++)
+        s->weights[s->ncqs + i] =
+            i < l->capweight && l->cohort_weight[i] ? l->cohort_weight[i] - 1 : 1000;
     gq__qtree_finish(&s->tree);
     heights(s);
     for (i = 0; i < s->ncqs; i++)
@@ -683,6 +701,7 @@ static void loader_free(struct loader *l)
     for (i = 0; i < l->ncohort_parent; i++)
         free(l->cohort_parent[i]);
     free(l->cohort_parent);
+    free(l->cohort_weight);
     for (i = 0; i < l->capcq; i++)
         gq__object_clear(&l->cqobjs[i]);
     free(l->cqobjs);

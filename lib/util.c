@@ -22,6 +22,14 @@ int64_t gq__now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t gq__mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /*
  * Random bytes for UIDs, fetched from the kernel 4 KiB at a time: libuuid's
  * uuid_generate_random reseeds and cranks a PRNG and makes a syscall per

@@ -13,6 +13,9 @@
 /* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
 int64_t gq__now_ms(void);
 
+/* Monotonic time in microseconds, for measuring durations. */
+int64_t gq__mono_us(void);
+
 /* A new random RFC 4122 UID, lowercase, into out (37 bytes with the NUL). */
 void gq__uid_new(char out[37]);
 

@@ -44,6 +44,12 @@ typedef struct gq_schedule_stats {
     uint64_t cycles;
     uint64_t admitted;         /* quota reserved, admitted or not */
     uint64_t evicted;
+    /* Times in milliseconds, each cycle measured from its BEGIN to its COMMIT. */
+    double load_ms;            /* building the first snapshot */
+    double cycle_p50_ms, cycle_p99_ms, cycle_max_ms;
+    double first_admission_ms; /* from the call until the first admission committed; -1 */
+    double last_admission_ms;  /* until the last one committed; -1 */
+    double total_ms;
 } gq_schedule_stats;
 
 /**
