@@ -922,7 +922,7 @@ static int describe_generic(struct describe *d, struct row *r)
 struct wl_found {
     char *s[11]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
                     state, reason, message, priority class */
-    int64_t priority, pods, gpus, position, created, admitted, finished;
+    int64_t priority, pods, gpus, position, position_cq, created, admitted, finished;
     bool found;
     bool last; /* keep the last match (the newest), not the first */
 };
@@ -954,6 +954,7 @@ static int wl_found_row(const gq_workload_info *wl, void *payload)
     w->pods = wl->pods;
     w->gpus = wl->gpus;
     w->position = wl->position;
+    w->position_cq = wl->position_cq;
     w->created = wl->created_ms;
     w->admitted = wl->admitted_ms;
     w->finished = wl->finished_ms;
@@ -1060,7 +1061,7 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
     put_one_line(&d->t, "Reason", w->s[8]);
     put_one_line(&d->t, "Message", w->s[9]);
     if (w->position >= 0)
-        line(&d->t, 0, "Position in Queue:\t%" PRId64 "\n", w->position);
+        line(&d->t, 0, "Position in LocalQueue:\t%" PRId64 "\n", w->position);
     line(&d->t, 0, "Pods:\t%" PRId64 "\n", w->pods);
     line(&d->t, 0, "GPUs:\t%" PRId64 "\n", w->gpus);
     line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, w->created));
@@ -1069,9 +1070,60 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
         line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));
 }
 
+/* Columns: namespace, name, priority, gpus, queued_at, reason. */
+static int ahead_row(int n, const char *const *v, void *payload)
+{
+    struct describe *d = payload;
+    char buf[32];
+
+    (void)n;
+    line(&d->t, 1, "%s/%s\t%s\t%s\t%s\t%s\n", v[0], v[1], v[2], v[3],
+         human_duration(buf, gq__now_ms() - num(v[4])), or_none(v[5]));
+    return 0;
+}
+
+/*
+ * Who is ahead of a pending workload in its ClusterQueue, in heap order
+ * (priority, queue-order time, submission): the first ten. r holds the
+ * workload's row (see describe_workload).
+ */
+static int put_ahead(struct describe *d, const struct wl_found *w, struct row *r)
+{
+    static const char sql[] =
+        "SELECT w.namespace, w.name, w.priority, w.gpus, w.queued_at, w.reason "
+        "FROM workloads w JOIN local_queues lq ON lq.namespace = w.namespace "
+        "AND lq.name = w.local_queue WHERE w.state = 'pending' AND lq.cluster_queue = ?1 "
+        "AND (w.priority > ?2 OR (w.priority = ?2 AND (w.queued_at < ?3 OR "
+        "(w.queued_at = ?3 AND w.id < ?4)))) ORDER BY w.priority DESC, w.queued_at, w.id "
+        "LIMIT 10";
+    const char *params[4] = {w->s[6], r->v[2], r->v[3], r->v[4]};
+    int rc;
+
+    if (!w->s[6] || strcmp(w->s[7], "pending") != 0)
+        return GQ_OK;
+    line(&d->t, 0, "Ahead in ClusterQueue:\n");
+    line(&d->t, 1, "Workload\tPriority\tGPUs\tWaiting\tReason\n");
+    line(&d->t, 1, "--------\t--------\t----\t-------\t------\n");
+    rc = gq__store_query(d->db->st, sql, params, 4, ahead_row, d, d->err);
+    flush(&d->t);
+    return rc;
+}
+
+/* The last eviction Kueue would still show (Evicted, Preempted), with the count. */
+static void put_eviction(struct describe *d, struct row *r)
+{
+    if (!r->v[5])
+        return;
+    line(&d->t, 0, "Last Eviction:\t%s%s%s%s (%s in all)\n", r->v[5], r->v[7] ? " (" : "",
+         r->v[7] ? r->v[7] : "", r->v[7] ? ")" : "", r->v[8]);
+    put_one_line(&d->t, "Eviction Message", r->v[6]);
+}
+
 static int describe_workload(struct describe *d, struct row *r)
 {
-    static const char sql[] = "SELECT spec, admission FROM workloads WHERE uid = ?1";
+    static const char sql[] =
+        "SELECT spec, admission, priority, queued_at, id, evicted_reason, evicted_message, "
+        "preempted_reason, evictions FROM workloads WHERE uid = ?1";
     struct wl_found w;
     int rc;
 
@@ -1080,6 +1132,9 @@ static int describe_workload(struct describe *d, struct row *r)
         (rc = put_meta(d, w.s[0], w.s[1], w.s[2], r->v[0], NULL)))
         goto out;
     put_wl_fields(d, &w);
+    if (w.position_cq >= 0)
+        line(&d->t, 0, "Position in ClusterQueue:\t%" PRId64 "\n", w.position_cq);
+    put_eviction(d, r);
     if ((rc = put_podsets(d, w.s[2])) != GQ_OK)
         goto out;
     if (r->v[1]) {
@@ -1087,6 +1142,8 @@ static int describe_workload(struct describe *d, struct row *r)
         if ((rc = put_tree(d, 1, r->v[1], "$", false)) != GQ_OK)
             goto out;
     }
+    if ((rc = put_ahead(d, &w, r)) != GQ_OK)
+        goto out;
     rc = put_events(d, w.s[2]);
 out:
     wl_found_clear(&w);

@@ -824,7 +824,7 @@ static const struct {
     {"workload", NULL, "train", "Priority Class: high"},
     {"workload", NULL, "train", "Priority: 1000"},
     {"workload", NULL, "train", "State: pending"},
-    {"workload", NULL, "train", "Position in Queue: 0"},
+    {"workload", NULL, "train", "Position in LocalQueue: 0"},
     {"workload", NULL, "train", "Pods: 2"},
     {"workload", NULL, "train", "GPUs: 2"},
     {"workload", NULL, "train", "Created: 2026-11-21T05:30:00Z"},
