@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job on the embedded default (no cluster): install what is missing,
 # build, then on a fresh local database apply the example queues, submit a
-# few jobs (from manifests and from flags) and list them.
+# few jobs (from manifests and from flags), run the admission engine until
+# nothing changes, and show where each job stands.
 # Usage: sh examples/demo.sh [DATABASE]   (default: a new temporary file)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,8 @@ set -x
     -- python eval.py --checkpoint latest
 "$gpuq" submit --queue gpu-queue -n team-b --gpus 2 --count 2
 "$gpuq" list -A
+"$gpuq" schedule --until-stable
+"$gpuq" list -A -o wide
 "$gpuq" list clusterqueues
 "$gpuq" list localqueues -A
 "$gpuq" describe workload eval-7b -n team-a

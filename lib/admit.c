@@ -448,6 +448,20 @@ static int notify(struct gq_snapshot *s, struct gq_decisions *d)
     return 0;
 }
 
+/* Do admission checks stand between quota and admission (onFlavors)? */
+static bool checks_apply(const struct gq_snapshot *s, const struct gq_snap_cq *cq,
+                         const struct gq_snap_wl *wl)
+{
+    size_t i;
+
+    if (cq->has_checks)
+        return true;
+    for (i = 0; cq->check_flavors && i < wl->held.n; i++)
+        if (cq->check_flavors[wl->held.v[i].fr / (int)s->nres])
+            return true;
+    return false;
+}
+
 static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_decisions *d)
 {
     struct gq_snap_wl *wl = &s->wls[e->w];
@@ -466,7 +480,7 @@ static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_
     gq__uses_apply(s, wl->cq, &wl->held, 1);
     if (holders_add(cq, e->w) < 0)
         return -1;
-    wl->state = cq->has_checks ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
+    wl->state = checks_apply(s, cq, wl) ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
     wl->reserved_ms = now;
     wl->evicted = false;
     if (cq->sticky == e->w)
@@ -833,6 +847,7 @@ static void cq_free(struct gq_snap_cq *cq)
     }
     free(cq->groups);
     free(cq->group_of_res);
+    free(cq->check_flavors);
     free(cq->heap);
     free(cq->inadmissible);
     free(cq->holders);

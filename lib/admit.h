@@ -94,7 +94,8 @@ struct gq_snap_cq {
     char inactive_reason[160];    /* Kueue's Active=False message when !active */
     bool stopped;                 /* stopPolicy Hold or HoldAndDrain */
     bool drain;                   /* HoldAndDrain */
-    bool has_checks;              /* admission checks apply: reserve, don't admit */
+    bool has_checks;              /* an admission check applies to every flavor */
+    bool *check_flavors;          /* per flavor: a check applies (onFlavors), or NULL */
     enum gq_fifo fifo;
     enum gq_policy within_cq, reclaim, borrow_within;
     bool has_threshold;

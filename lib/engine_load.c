@@ -565,6 +565,27 @@ static void activity(struct loader *l, struct gq_snap_cq *cq, const struct gq_cl
     }
 }
 
+/* admissionChecksStrategy: a check with no onFlavors applies to every flavor. */
+static int check_flavors(struct loader *l, struct gq_snap_cq *cq, const struct gq_cluster_queue *spec)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i, j;
+    int f;
+
+    for (i = 0; i < spec->nchecks; i++) {
+        if (!spec->checks[i].on_flavors.n) {
+            cq->has_checks = true;
+            continue;
+        }
+        if (!cq->check_flavors && !(cq->check_flavors = calloc(s->nflavors + 1, sizeof(bool))))
+            return nomem(l);
+        for (j = 0; j < spec->checks[i].on_flavors.n; j++)
+            if ((f = gq__intern_find(&s->flavor_names, spec->checks[i].on_flavors.v[j])) >= 0)
+                cq->check_flavors[f] = true;
+    }
+    return GQ_OK;
+}
+
 static int cluster_queue(struct loader *l, int q)
 {
     struct gq_snapshot *s = l->s;
@@ -583,7 +604,8 @@ static int cluster_queue(struct loader *l, int q)
         gq__qtree_set_parent(&s->tree, q, cq->cohort);
     cq->stopped = spec->stop_policy && strcmp(spec->stop_policy, "None") != 0;
     cq->drain = spec->stop_policy && strcmp(spec->stop_policy, "HoldAndDrain") == 0;
-    cq->has_checks = spec->nchecks > 0;
+    if ((rc = check_flavors(l, cq, spec)) != GQ_OK)
+        return rc;
     cq->fifo = spec->queueing_strategy && strcmp(spec->queueing_strategy, "StrictFIFO") == 0
                    ? GQ_STRICT_FIFO
                    : GQ_BEST_EFFORT_FIFO;
