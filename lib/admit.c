@@ -269,6 +269,7 @@ struct entry {
     struct gq_targets t;
     bool nominated;       /* has an assignment */
     bool assumed;         /* preempted: its usage is assumed for this cycle */
+    struct gq_uses reserved; /* held for this cycle without candidates (see below) */
 };
 
 /* RequeueIfNotPresent */
@@ -594,10 +595,45 @@ static bool overlaps(const struct gq_snapshot *s, const struct entry *e)
     return false;
 }
 
+/*
+ * reserveCapacityForUnreclaimablePreempt: a head that needs preemption but has
+ * no candidates, in a queue that cannot always reclaim its nominal quota
+ * later (reclaimWithinCohort other than Any), holds for the rest of the cycle
+ * what it could have (up to nominal, or to its borrowing limit when it must
+ * borrow), so that a borrower behind it in the cycle cannot take it.
+ */
+static int reserve_unreclaimable(struct gq_snapshot *s, struct entry *e)
+{
+    int cq = s->wls[e->w].cq, node = s->cqs[cq].node;
+    struct gq_uses *r = &e->reserved;
+    size_t i;
+
+    if (s->cqs[cq].reclaim == GQ_POLICY_ANY)
+        return 0;
+    for (i = 0; i < e->a.use.n; i++) {
+        int fr = e->a.use.v[i].fr;
+        int64_t v = e->a.use.v[i].v, used = GQ_Q(&s->tree, usage, node, fr);
+        int64_t nominal = GQ_Q(&s->tree, nominal, node, fr), bl = GQ_Q(&s->tree, blimit, node, fr);
+
+        if (e->a.borrowing > 0 && bl != GQ_NO_LIMIT)
+            v = v < gq__sat_sub(gq__sat_add(nominal, bl), used)
+                    ? v
+                    : gq__sat_sub(gq__sat_add(nominal, bl), used);
+        else if (e->a.borrowing == 0)
+            v = v < gq__sat_sub(nominal, used) ? v : gq__sat_sub(nominal, used);
+        if (v > 0 && gq__uses_add(r, fr, v) < 0)
+            return -1;
+    }
+    gq__uses_apply(s, cq, r, 1);
+    return 0;
+}
+
 /* Step 5 of the cycle for one entry. */
 static int process(struct gq_snapshot *s, struct entry *e, struct victims *vs, int64_t now,
                    struct gq_decisions *d)
 {
+    if (e->a.mode == GQ_AM_PREEMPT && e->t.n == 0 && reserve_unreclaimable(s, e) < 0)
+        return -1;
     if (e->a.mode == GQ_AM_NOFIT || (e->a.mode == GQ_AM_PREEMPT && e->t.n == 0)) {
         if (say_pending(s, d, e->w, "Pending", e->a.msg) < 0 || remember_tried(s, e) < 0)
             return -1;
@@ -675,6 +711,7 @@ static void entries_free(struct entry *e, size_t n)
     for (i = 0; i < n; i++) {
         gq__assignment_free(&e[i].a);
         gq__targets_free(&e[i].t);
+        free(e[i].reserved.v);
     }
     free(e);
 }
@@ -751,6 +788,9 @@ int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
     for (i = 0; i < n; i++) /* the preemptors' assumed quota is not theirs yet */
         if (e[i].assumed)
             gq__uses_apply(s, s->wls[e[i].w].cq, &e[i].a.use, -1);
+    for (i = 0; i < n; i++)
+        if (e[i].reserved.n)
+            gq__uses_apply(s, s->wls[e[i].w].cq, &e[i].reserved, -1);
     rc = evict_victims(s, &vs, d);
 out:
     free(order);

@@ -347,6 +347,25 @@ static bool strategy(const struct gq_snapshot *s, int which, double preemptor_ne
     return final_share ? preemptor_new <= target_new : preemptor_new < target_old;
 }
 
+/* queueWithinNominalInResourcesNeedingPreemption, with the preemptor's request. */
+static bool within_nominal(const struct gq_snapshot *s, int cq, const struct gq_uses *req,
+                           const struct frset *frs)
+{
+    int node = s->cqs[cq].node;
+    size_t i, j;
+
+    for (j = 0; j < frs->n; j++) {
+        int64_t v = GQ_Q(&s->tree, usage, node, frs->v[j]);
+
+        for (i = 0; i < req->n; i++)
+            if (req->v[i].fr == frs->v[j])
+                v = gq__sat_add(v, req->v[i].v);
+        if (v > GQ_Q(&s->tree, nominal, node, frs->v[j]))
+            return false;
+    }
+    return true;
+}
+
 /* fairPreemptions */
 static int fair(struct gq_snapshot *s, int w, const struct gq_uses *req, const struct frset *frs,
                 const int *cands, size_t n, const int32_t *threshold, struct gq_targets *out)
@@ -357,6 +376,8 @@ static int fair(struct gq_snapshot *s, int w, const struct gq_uses *req, const s
     size_t nq, i, *retry, nretry = 0;
     bool fits = false, took;
 
+    bool within = within_nominal(s, cq, req, frs);
+
     out->n = 0;
     if (!(q = fq_build(s, cands, n, false, &nq)) || !(retry = malloc((n + 1) * sizeof(size_t)))) {
         fq_free(q, nq);
@@ -365,9 +386,12 @@ static int fair(struct gq_snapshot *s, int w, const struct gq_uses *req, const s
     while (!fits && (k = fq_pop(q, nq)) >= 0) {
         struct fq *c = &q[k];
 
-        if (c->cq == cq) {
+        if (c->cq == cq || within) {
+            /* FairSharingPreemptWithinNominal (beta, on since Kueue v0.17): a
+             * preemptor within its nominal quota reclaims regardless of shares. */
             hold(s, c->w[0], -1);
-            if (gq__targets_push(out, c->w[0], "InClusterQueue") < 0)
+            if (gq__targets_push(out, c->w[0],
+                                 c->cq == cq ? "InClusterQueue" : "InCohortReclamation") < 0)
                 goto fail;
             fits = gq__uses_fit(s, cq, req, true);
             mine = gq__drs(s, s->cqs[cq].node, req, 1);
