@@ -56,6 +56,18 @@ double gq__drs(const struct gq_snapshot *s, int node, const struct gq_uses *req,
 
 /* ------------------------------------------------------------ tournament */
 
+/* Whether node uses more than its subtree quota of a column in use. */
+static bool borrows_any(const struct gq_snapshot *s, int node, const struct gq_uses *use)
+{
+    size_t i;
+
+    for (i = 0; i < use->n; i++)
+        if (use->v[i].v > 0 && GQ_Q(&s->tree, usage, node, use->v[i].fr) >
+                                   GQ_Q(&s->tree, subtree, node, use->v[i].fr))
+            return true;
+    return false;
+}
+
 /* The share an entry brings to each ancestor level of its queue. */
 static int compute_shares(struct gq_snapshot *s, struct gq_fair_entry *fe, size_t n)
 {
@@ -70,6 +82,7 @@ static int compute_shares(struct gq_snapshot *s, struct gq_fair_entry *fe, size_
         gq__uses_apply(s, s->wls[fe[i].w].cq, fe[i].use, 1);
         v = gq__drs(s, node, NULL, 1);
         while (s->tree.parent[node] >= 0 && lvl < GQ_FAIR_LEVELS) {
+            fe[i].borrows[lvl] = borrows_any(s, node, fe[i].use);
             fe[i].share[lvl++] = v;
             node = s->tree.parent[node];
             v = gq__drs(s, node, NULL, 1);
@@ -88,7 +101,12 @@ static bool less(const struct gq_snapshot *s, const struct gq_fair_entry *a,
     int lb = s->tree.depth[s->cqs[y->cq].node] - s->tree.depth[c] - 1;
     double da = la >= 0 && la < GQ_FAIR_LEVELS ? a->share[la] : 0;
     double db = lb >= 0 && lb < GQ_FAIR_LEVELS ? b->share[lb] : 0;
+    bool ba = la >= 0 && la < GQ_FAIR_LEVELS && a->borrows[la];
+    bool bb = lb >= 0 && lb < GQ_FAIR_LEVELS && b->borrows[lb];
 
+    /* FairSharingPrioritizeNonBorrowing (beta, on since Kueue v0.17). */
+    if (ba != bb)
+        return !ba;
     if (da != db)
         return da < db;
     if (x->priority != y->priority)

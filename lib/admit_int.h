@@ -80,6 +80,7 @@ struct gq_fair_entry {
     const struct gq_uses *use;      /* its assignment's usage */
     bool done;                      /* popped, or not nominated */
     double share[GQ_FAIR_LEVELS];   /* DRS at its queue's ancestors, nearest first */
+    bool borrows[GQ_FAIR_LEVELS];   /* that subtree borrows a flavor-resource it requests */
 };
 
 /* Dominant resource share of a tree node with req added (sign 1) or removed (-1). */
