@@ -378,6 +378,7 @@ static int nominate(struct gq_snapshot *s, struct entry *e)
 }
 
 struct ekey {
+    bool preemptor;
     int borrowing;
     int32_t priority;
     int64_t order_ms, id;
@@ -388,6 +389,8 @@ static int ekey_cmp(const void *x, const void *y)
 {
     const struct ekey *a = x, *b = y;
 
+    if (a->preemptor != b->preemptor)
+        return a->preemptor ? -1 : 1;
     if (a->borrowing != b->borrowing)
         return a->borrowing < b->borrowing ? -1 : 1;
     if (a->priority != b->priority)
@@ -397,7 +400,15 @@ static int ekey_cmp(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* makeClassicalIterator's order, as an index permutation. */
+/*
+ * makeClassicalIterator's order, as an index permutation, with Kueue's
+ * PrioritizePreemptorWorkloads (alpha there, always on here): a workload
+ * whose victims were just evicted goes first, so the quota they freed is not
+ * taken by their own requeued selves or by another queue's head before it.
+ * Kueue added it against preemption loops; with gpuq's synchronous evictions
+ * such a loop would repeat every other cycle (a preemptor behind another
+ * queue's reservation, its victims readmitted, preempted again).
+ */
 static size_t *order_entries(const struct gq_snapshot *s, const struct entry *e, size_t n)
 {
     struct ekey *k = malloc((n ? n : 1) * sizeof(*k));
@@ -411,7 +422,8 @@ static size_t *order_entries(const struct gq_snapshot *s, const struct entry *e,
     for (i = 0; i < n; i++) {
         const struct gq_snap_wl *wl = &s->wls[e[i].w];
 
-        k[i] = (struct ekey){e[i].a.borrowing, wl->priority, wl->order_ms, wl->id, i};
+        k[i] = (struct ekey){s->cqs[wl->cq].sticky == e[i].w, e[i].a.borrowing, wl->priority,
+                             wl->order_ms, wl->id, i};
     }
     qsort(k, n, sizeof(*k), ekey_cmp);
     for (i = 0; i < n; i++)

@@ -300,6 +300,7 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
     memset(&e, 0, sizeof(e));
     memset(stats, 0, sizeof(*stats));
     stats->first_admission_ms = stats->last_admission_ms = -1;
+    gq__store_set_wal_limit(db->st, 1 << 16);
     while (n < limit) {
         t0 = gq__mono_us();
         e.load_us = 0;
@@ -323,6 +324,8 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
         if ((rc = report(&e, n, fn, payload)) != 0 || (o.until_stable && stable(&e.d)))
             break;
     }
+    gq__store_set_wal_limit(db->st, 0);
+    gq__store_checkpoint(db->st);
     timing_report(&tm, stats);
     free(tm.cycles_us);
     if (e.loaded)

@@ -368,11 +368,20 @@ static int run_txn(struct gq_store *st, const char *begin, gq__txn_fn fn, void *
      * housekeeping: if a reader keeps it from finishing, the next commit
      * tries again, so its result is ignored.
      */
-    if (st->wal_frames >= WAL_TRUNCATE_FRAMES) {
-        st->wal_frames = 0;
-        sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-    }
+    if (st->wal_frames >= (st->wal_limit ? st->wal_limit : WAL_TRUNCATE_FRAMES))
+        gq__store_checkpoint(st);
     return rc;
+}
+
+void gq__store_checkpoint(struct gq_store *st)
+{
+    st->wal_frames = 0;
+    sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+}
+
+void gq__store_set_wal_limit(struct gq_store *st, int frames)
+{
+    st->wal_limit = frames;
 }
 
 int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)

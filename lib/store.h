@@ -136,6 +136,15 @@ int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const
                     const char *from_state, const char *to_state, int64_t now_ms,
                     gq_error *err);
 
+/*
+ * A long-running writer (the engine) commits far more than a gpuq command:
+ * truncating the WAL after every few commits would copy each page twice.
+ * It raises the limit (frames; 0 restores the default) and truncates once
+ * when it is done, so the next short-lived process opens a small WAL.
+ */
+void gq__store_set_wal_limit(struct gq_store *st, int frames);
+void gq__store_checkpoint(struct gq_store *st);
+
 /* ---------------------------------------------------------------- engine */
 
 /* PRAGMA data_version: changes when another connection commits. -1 on error. */

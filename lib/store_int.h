@@ -17,6 +17,7 @@ struct gq_store {
     char *path;    /* as opened, for messages */
     bool readonly; /* opened SQLITE_OPEN_READONLY */
     int wal_frames; /* frames in the WAL after our last commit (the WAL hook) */
+    int wal_limit;  /* frames that trigger a TRUNCATE checkpoint; 0: the default */
     int nstmts;
     struct {
         const char *sql; /* static text: the cache key is its address */
