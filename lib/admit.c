@@ -186,10 +186,50 @@ static bool queueable(const struct gq_snapshot *s, const struct gq_snap_wl *wl)
     return wl->state == GQ_WS_PENDING && wl->cq >= 0 && wl->lq >= 0 && !s->lqs[wl->lq].stopped;
 }
 
+/* Group the queues by cohort tree, so that preemption looks only at its own tree. */
+static int group_trees(struct gq_snapshot *s)
+{
+    size_t i, n = s->tree.nnodes, pos = 0;
+    int *root = malloc((s->ncqs + 1) * sizeof(int));
+
+    s->tree_cqs = malloc((s->ncqs + 1) * sizeof(int));
+    s->tree_start = calloc(n + 1, sizeof(int));
+    s->tree_len = calloc(n + 1, sizeof(int));
+    if (!root || !s->tree_cqs || !s->tree_start || !s->tree_len) {
+        free(root);
+        return -1;
+    }
+    for (i = 0; i < s->ncqs; i++) {
+        root[i] = tree_root(s, s->cqs[i].node);
+        s->tree_len[root[i]]++;
+    }
+    for (i = 0; i < n; i++) {
+        s->tree_start[i] = (int)pos;
+        pos += (size_t)s->tree_len[i];
+        s->tree_len[i] = 0;
+    }
+    for (i = 0; i < s->ncqs; i++)
+        s->tree_cqs[s->tree_start[root[i]] + s->tree_len[root[i]]++] = (int)i;
+    for (i = 0; i < n; i++) { /* every node answers for its root's tree */
+        int r = tree_root(s, (int)i);
+
+        s->tree_start[i] = s->tree_start[r];
+        s->tree_len[i] = s->tree_len[r];
+    }
+    free(root);
+    for (i = 0; i < s->ncqs; i++)
+        s->any_stopped |= s->cqs[i].stopped;
+    for (i = 0; i < s->nlqs; i++)
+        s->any_stopped |= s->lqs[i].stopped;
+    return 0;
+}
+
 int gq__admit_prepare(struct gq_snapshot *s)
 {
     size_t i;
 
+    if (group_trees(s) < 0)
+        return -1;
     for (i = 0; i < s->ncqs; i++)
         s->cqs[i].sticky = -1;
     for (i = 0; i < s->nwls; i++) {
@@ -819,7 +859,7 @@ int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
     size_t q;
 
     (void)now;
-    for (q = 0; q < s->ncqs; q++) {
+    for (q = 0; s->any_stopped && q < s->ncqs; q++) {
         struct gq_snap_cq *cq = &s->cqs[q];
         size_t i = 0;
 
@@ -944,6 +984,9 @@ void gq__snapshot_free(struct gq_snapshot *s)
     free(s->nss);
     free(s->heights);
     free(s->weights);
+    free(s->tree_cqs);
+    free(s->tree_start);
+    free(s->tree_len);
     gq__qtree_free(&s->tree);
     gq__intern_free(&s->flavor_names);
     gq__intern_free(&s->res_names);

@@ -175,6 +175,10 @@ struct gq_snapshot {
     struct gq_qtree tree;
     int *heights;                 /* per node */
     int64_t *weights;             /* per node: fairSharing.weight in milli-units */
+    int *tree_cqs;                /* the queues of each cohort tree, grouped by root */
+    int *tree_start;              /* per node: where its root's group starts in tree_cqs */
+    int *tree_len;                /* per node: how many queues its root's tree has */
+    bool any_stopped;             /* a stopped ClusterQueue or LocalQueue exists */
     struct gq_snap_cq *cqs;
     size_t ncqs;
     char **cohort_names;          /* per tree node >= ncqs */

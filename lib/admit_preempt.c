@@ -96,13 +96,6 @@ static bool under_nominal(const struct gq_snapshot *s, int cq, const struct frse
     return true;
 }
 
-static int root_of(const struct gq_snapshot *s, int node)
-{
-    while (s->tree.parent[node] >= 0)
-        node = s->tree.parent[node];
-    return node;
-}
-
 struct cands {
     int *v;
     size_t n, cap;
@@ -141,15 +134,16 @@ static int find_candidates(const struct gq_snapshot *s, int w, const struct frse
 {
     const struct gq_snap_wl *wl = &s->wls[w];
     const struct gq_snap_cq *cq = &s->cqs[wl->cq];
-    int root = root_of(s, cq->node);
-    size_t q, i;
+    int start = s->tree_start[cq->node], len = s->tree_len[cq->node], k;
+    size_t i;
 
-    for (q = 0; q < s->ncqs; q++) {
+    for (k = 0; k < len; k++) {
+        int q = s->tree_cqs[start + k];
         const struct gq_snap_cq *other = &s->cqs[q];
-        bool same = (int)q == wl->cq;
+        bool same = q == wl->cq;
 
         if (!same && (cq->cohort < 0 || cq->reclaim == GQ_POLICY_NEVER ||
-                      root_of(s, other->node) != root || !cq_borrowing(s, (int)q, frs)))
+                      !cq_borrowing(s, q, frs)))
             continue;
         if (same && cq->within_cq == GQ_POLICY_NEVER)
             continue;
