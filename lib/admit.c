@@ -29,15 +29,8 @@ int gq__uses_add(struct gq_uses *u, int fr, int64_t v)
             return 0;
         }
     }
-    if (u->n == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 4;
-        struct gq_use *nv = realloc(u->v, cap * sizeof(*nv));
-
-        if (!nv)
-            return -1;
-        u->v = nv;
-        u->cap = cap;
-    }
+    if (gq__grow(&u->v, &u->cap, u->n, sizeof(*u->v)) < 0)
+        return -1;
     u->v[u->n].fr = fr;
     u->v[u->n].v = v;
     u->n++;
@@ -58,7 +51,7 @@ void gq__uses_apply(struct gq_snapshot *s, int cq, const struct gq_uses *u, int 
     }
 }
 
-static int grow(void *pv, size_t *cap, size_t n, size_t size)
+int gq__grow(void *pv, size_t *cap, size_t n, size_t size)
 {
     void **p = pv, *nv;
     size_t c;
@@ -68,6 +61,7 @@ static int grow(void *pv, size_t *cap, size_t n, size_t size)
     c = *cap ? *cap * 2 : 16;
     if (!(nv = realloc(*p, c * size)))
         return -1;
+    memset((char *)nv + *cap * size, 0, (c - *cap) * size);
     *p = nv;
     *cap = c;
     return 0;
@@ -75,7 +69,7 @@ static int grow(void *pv, size_t *cap, size_t n, size_t size)
 
 static int holders_add(struct gq_snap_cq *cq, int w)
 {
-    if (grow(&cq->holders, &cq->capholders, cq->nholders, sizeof(int)) < 0)
+    if (gq__grow(&cq->holders, &cq->capholders, cq->nholders, sizeof(int)) < 0)
         return -1;
     cq->holders[cq->nholders++] = w;
     return 0;
@@ -113,7 +107,7 @@ static int heap_push(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 {
     size_t i;
 
-    if (grow(&cq->heap, &cq->capheap, cq->nheap, sizeof(int)) < 0)
+    if (gq__grow(&cq->heap, &cq->capheap, cq->nheap, sizeof(int)) < 0)
         return -1;
     i = cq->nheap++;
     while (i > 0 && before(s, cq, w, cq->heap[(i - 1) / 2])) {
@@ -147,7 +141,7 @@ static int heap_pop(struct gq_snapshot *s, struct gq_snap_cq *cq)
 
 static int set_aside(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 {
-    if (grow(&cq->inadmissible, &cq->capinadmissible, cq->ninadmissible, sizeof(int)) < 0)
+    if (gq__grow(&cq->inadmissible, &cq->capinadmissible, cq->ninadmissible, sizeof(int)) < 0)
         return -1;
     cq->inadmissible[cq->ninadmissible++] = w;
     s->wls[w].queued = true;
@@ -257,7 +251,7 @@ static struct gq_decision *decide(struct gq_decisions *d, enum gq_decision_kind 
 {
     struct gq_decision *x;
 
-    if (grow(&d->v, &d->cap, d->n, sizeof(*d->v)) < 0)
+    if (gq__grow(&d->v, &d->cap, d->n, sizeof(*d->v)) < 0)
         return NULL;
     x = &d->v[d->n++];
     memset(x, 0, sizeof(*x));

@@ -46,6 +46,12 @@ struct gq_uses {
     size_t n, cap;
 };
 
+/*
+ * Make room for element n of a growing array (*p of *cap elements of size
+ * bytes), doubling and zeroing the new part. -1 on ENOMEM (*p unchanged).
+ */
+int gq__grow(void *p, size_t *cap, size_t n, size_t size);
+
 /* ------------------------------------------------------------ selectors */
 
 enum gq_sel_op { GQ_SEL_IN, GQ_SEL_NOT_IN, GQ_SEL_EXISTS, GQ_SEL_DOES_NOT_EXIST, GQ_SEL_GT,

@@ -17,15 +17,8 @@
 
 int gq__targets_push(struct gq_targets *t, int wl, const char *reason)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 8;
-        struct gq_target *v = realloc(t->v, cap * sizeof(*v));
-
-        if (!v)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (gq__grow(&t->v, &t->cap, t->n, sizeof(*t->v)) < 0)
+        return -1;
     t->v[t->n].wl = wl;
     t->v[t->n].reason = reason;
     t->n++;
@@ -103,15 +96,8 @@ struct cands {
 
 static int cands_push(struct cands *c, int w)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        int *v = realloc(c->v, cap * sizeof(*v));
-
-        if (!v)
-            return -1;
-        c->v = v;
-        c->cap = cap;
-    }
+    if (gq__grow(&c->v, &c->cap, c->n, sizeof(*c->v)) < 0)
+        return -1;
     c->v[c->n++] = w;
     return 0;
 }

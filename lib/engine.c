@@ -351,18 +351,6 @@ static int spec_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
-static int take(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
-                gq_error *err)
-{
-    (void)loc;
-    (void)err;
-    if (rc != GQ_OK)
-        return rc;
-    *(struct gq_object *)payload = *obj;
-    memset(obj, 0, sizeof(*obj));
-    return GQ_OK;
-}
-
 static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct stop_ctx *c = payload;
@@ -384,7 +372,7 @@ static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
         return gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(c->kind),
                          c->name);
     memset(&obj, 0, sizeof(obj));
-    if ((rc = gq__manifest_load(NULL, c->spec, strlen(c->spec), "stored spec", NULL, NULL, take,
+    if ((rc = gq__manifest_load(NULL, c->spec, strlen(c->spec), "stored spec", NULL, NULL, gq__take_object,
                                 &obj, err)) != GQ_OK)
         return rc;
     slot = c->kind == GQ_KIND_CLUSTER_QUEUE ? &obj.u.cq.stop_policy : &obj.u.lq.stop_policy;

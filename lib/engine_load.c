@@ -43,7 +43,7 @@ struct loader {
     struct gq_intern cqnames;
     struct gq_intern checks;
     int64_t *ids;              /* workload ids, ascending, parallel to s->wls */
-    size_t capwls;
+    size_t capwls, capids, caplqs, capnss;
     struct gq_intern lqkeys;   /* "namespace/name", index = s->lqs index */
     struct urow {
         int w, flavor, res;
@@ -57,26 +57,10 @@ static int nomem(struct loader *l)
     return gq__error(l->err, GQ_ENOMEM, "out of memory building the admission snapshot");
 }
 
-static int grow(void *pv, size_t *cap, size_t n, size_t size)
-{
-    void **p = pv, *nv;
-    size_t c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? *cap * 2 : 16;
-    if (!(nv = realloc(*p, c * size)))
-        return -1;
-    memset((char *)nv + *cap * size, 0, (c - *cap) * size);
-    *p = nv;
-    *cap = c;
-    return 0;
-}
-
 /* ------------------------------------------------------- decoding specs */
 
-static int take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc,
-                       void *payload, gq_error *err)
+int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
+                    gq_error *err)
 {
     (void)loc;
     (void)err;
@@ -91,7 +75,7 @@ static int take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int 
 static int decode_spec(struct loader *l, const char *spec, struct gq_object *out)
 {
     memset(out, 0, sizeof(*out));
-    return gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, take_object,
+    return gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, gq__take_object,
                              out, l->err);
 }
 
@@ -109,7 +93,7 @@ static int flavor_row(int n, const char *const *v, void *p)
     size_t cap = l->nflavor_objs;
 
     (void)n;
-    if (f < 0 || grow(&l->flavors, &cap, (size_t)f, sizeof(*l->flavors)) < 0)
+    if (f < 0 || gq__grow(&l->flavors, &cap, (size_t)f, sizeof(*l->flavors)) < 0)
         return nomem(l);
     l->nflavor_objs = cap;
     return decode_spec(l, v[1], &l->flavors[f]);
@@ -131,7 +115,7 @@ static int quota_row(int n, const char *const *v, void *p)
     } else {
         return nomem(l);
     }
-    if (grow(&l->q, &l->capq, l->nq, sizeof(*l->q)) < 0)
+    if (gq__grow(&l->q, &l->capq, l->nq, sizeof(*l->q)) < 0)
         return nomem(l);
     r = &l->q[l->nq++];
     r->owner = owner;
@@ -153,11 +137,11 @@ static int cohort_row(int n, const char *const *v, void *p)
     int64_t w;
 
     (void)n;
-    if (c < 0 || grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
+    if (c < 0 || gq__grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
         return nomem(l);
     if ((size_t)c >= l->ncohort_parent)
         l->ncohort_parent = (size_t)c + 1;
-    if (grow(&l->cohort_weight, &l->capweight, (size_t)c, sizeof(int64_t)) < 0)
+    if (gq__grow(&l->cohort_weight, &l->capweight, (size_t)c, sizeof(int64_t)) < 0)
         return nomem(l);
     if (decode_spec(l, v[2], &o) == GQ_OK) {
         if (gq_quantity_milli_value(&w, &o.u.cohort.fair_weight) != GQ_OK)
@@ -178,7 +162,7 @@ static int cq_row(int n, const char *const *v, void *p)
     int rc;
 
     (void)n;
-    if (q < 0 || grow(&l->cqobjs, &l->capcq, (size_t)q, sizeof(*l->cqobjs)) < 0)
+    if (q < 0 || gq__grow(&l->cqobjs, &l->capcq, (size_t)q, sizeof(*l->cqobjs)) < 0)
         return nomem(l);
     if ((rc = decode_spec(l, v[1], &l->cqobjs[q])) != GQ_OK)
         return rc;
@@ -200,12 +184,11 @@ static int lq_row(int n, const char *const *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
-    size_t cap = s->nlqs;
     struct gq_snap_lq *lq;
     char key[600];
 
     (void)n;
-    if (grow(&s->lqs, &cap, s->nlqs, sizeof(*s->lqs)) < 0)
+    if (gq__grow(&s->lqs, &l->caplqs, s->nlqs, sizeof(*s->lqs)) < 0)
         return nomem(l);
     lq = &s->lqs[s->nlqs++];
     lq->ns = strdup(v[0]);
@@ -224,12 +207,11 @@ static int ns_row(int n, const char *const *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
-    size_t cap = s->nnss;
     struct gq_object o;
     int rc;
 
     (void)n;
-    if (grow(&s->nss, &cap, s->nnss, sizeof(*s->nss)) < 0)
+    if (gq__grow(&s->nss, &l->capnss, s->nnss, sizeof(*s->nss)) < 0)
         return nomem(l);
     if ((rc = decode_spec(l, v[1], &o)) != GQ_OK)
         return rc;
@@ -287,11 +269,10 @@ static int wl_row(int n, const char *const *v, void *p)
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
     struct gq_snap_wl *wl;
-    size_t cap = l->capwls;
 
     (void)n;
-    if (grow(&s->wls, &cap, s->nwls, sizeof(*s->wls)) < 0 ||
-        grow(&l->ids, &l->capwls, s->nwls, sizeof(*l->ids)) < 0)
+    if (gq__grow(&s->wls, &l->capwls, s->nwls, sizeof(*s->wls)) < 0 ||
+        gq__grow(&l->ids, &l->capids, s->nwls, sizeof(*l->ids)) < 0)
         return nomem(l);
     wl = &s->wls[s->nwls];
     l->ids[s->nwls++] = wl->id = num(v[0]);
@@ -349,7 +330,7 @@ static int usage_row(int n, const char *const *v, void *p)
     (void)n;
     if (w < 0)
         return 0;
-    if (f < 0 || r < 0 || grow(&l->u, &l->capu, l->nu, sizeof(*l->u)) < 0)
+    if (f < 0 || r < 0 || gq__grow(&l->u, &l->capu, l->nu, sizeof(*l->u)) < 0)
         return nomem(l);
     l->u[l->nu++] = (struct urow){w, f, r, num(v[3])};
     return 0;
