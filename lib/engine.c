@@ -301,6 +301,7 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
     memset(stats, 0, sizeof(*stats));
     stats->first_admission_ms = stats->last_admission_ms = -1;
     gq__store_set_wal_limit(db->st, 1 << 16);
+    gq__store_set_cache_kib(db->st, 8192);
     while (n < limit) {
         t0 = gq__mono_us();
         e.load_us = 0;
@@ -325,6 +326,7 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
             break;
     }
     gq__store_set_wal_limit(db->st, 0);
+    gq__store_set_cache_kib(db->st, 0);
     gq__store_checkpoint(db->st);
     timing_report(&tm, stats);
     free(tm.cycles_us);

@@ -384,6 +384,14 @@ void gq__store_set_wal_limit(struct gq_store *st, int frames)
     st->wal_limit = frames;
 }
 
+void gq__store_set_cache_kib(struct gq_store *st, int kib)
+{
+    char sql[64];
+
+    snprintf(sql, sizeof(sql), "PRAGMA cache_size=-%d", kib > 0 ? kib : 65536);
+    sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+}
+
 int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
 {
     if (st->readonly)

@@ -145,6 +145,14 @@ int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const
 void gq__store_set_wal_limit(struct gq_store *st, int frames);
 void gq__store_checkpoint(struct gq_store *st);
 
+/*
+ * The page cache, in KiB (0: the default 64 MiB). The engine keeps its own
+ * snapshot and touches pages at random, so the OS page cache serves it as
+ * well as SQLite's would: it runs with a small one and keeps its peak memory
+ * down (the admission benchmark: 150 -> 89 MB, no slower).
+ */
+void gq__store_set_cache_kib(struct gq_store *st, int kib);
+
 /* ---------------------------------------------------------------- engine */
 
 /* PRAGMA data_version: changes when another connection commits. -1 on error. */
