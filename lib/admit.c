@@ -156,15 +156,46 @@ static int tree_root(const struct gq_snapshot *s, int node)
     return node;
 }
 
+/*
+ * Kueue's SchedulingEquivalenceHashing (beta, on by default): when a head
+ * is set aside as inadmissible, every workload of its heap that asks for
+ * exactly the same (same scheduling hash) goes with it, since it would fail
+ * the same way; it comes back with the head. Saves a cycle per such workload.
+ * Those behind it have no higher priority, so none could preempt more.
+ */
+static int set_aside_alike(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
+{
+    size_t i, kept = 0;
+    int x;
+
+    for (i = 0; i < cq->nheap; i++) {
+        x = cq->heap[i];
+        if (s->wls[x].shape == s->wls[w].shape && x != cq->sticky) {
+            if (set_aside(s, cq, x) < 0)
+                return -1;
+        } else {
+            cq->heap[kept++] = x;
+        }
+    }
+    if (kept == cq->nheap)
+        return 0;
+    cq->nheap = 0;
+    for (i = 0; i < kept; i++) /* rebuild: pushes into the front of the same array */
+        if (heap_push(s, cq, cq->heap[i]) < 0)
+            return -1;
+    return 0;
+}
+
 /* QueueInadmissibleWorkloads for every queue of the tree rooted at root. */
 static int requeue_tree(struct gq_snapshot *s, int root)
 {
-    size_t q, i;
+    int k;
+    size_t i;
 
-    for (q = 0; q < s->ncqs; q++) {
-        struct gq_snap_cq *cq = &s->cqs[q];
+    for (k = 0; k < s->tree_len[root]; k++) {
+        struct gq_snap_cq *cq = &s->cqs[s->tree_cqs[s->tree_start[root] + k]];
 
-        if (!cq->ninadmissible || tree_root(s, cq->node) != root)
+        if (!cq->ninadmissible)
             continue;
         for (i = 0; i < cq->ninadmissible; i++)
             if (heap_push(s, cq, cq->inadmissible[i]) < 0)
@@ -313,7 +344,9 @@ static int requeue(struct gq_snapshot *s, struct gq_decisions *d, int w, enum re
 
     if (why == RQ_NAMESPACE || (why == RQ_GENERIC && cq->fifo == GQ_BEST_EFFORT_FIFO)) {
         d->set_aside++;
-        return set_aside(s, cq, w);
+        if (set_aside(s, cq, w) < 0)
+            return -1;
+        return why == RQ_GENERIC ? set_aside_alike(s, cq, w) : 0;
     }
     return heap_push(s, cq, w);
 }

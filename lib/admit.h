@@ -171,6 +171,7 @@ struct gq_snap_wl {
     char *reason, *message;       /* what the store has now */
     bool evicted;                 /* requeued after an eviction (Evicted=True) */
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
+    uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
 };
 
 struct gq_snapshot {

@@ -260,6 +260,20 @@ static char *dup_or_null(const char *v)
 }
 
 /*
+ * The scheduling hash (Kueue's SchedulingEquivalenceHashing): the podsets
+ * column holds everything flavor assignment looks at (counts, requests,
+ * nodeSelector, tolerations, affinity), so equal text means equal fate.
+ */
+static uint64_t shape_of(const char *podsets)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    while (*podsets)
+        h = (h ^ (unsigned char)*podsets++) * 1099511628211ull;
+    return h;
+}
+
+/*
  * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
  * priority, state, reason, message, podsets, queued_at, admitted_at,
  * evicted_reason.
@@ -289,6 +303,7 @@ static int wl_row(int n, const char *const *v, void *p)
     wl->order_ms = num(v[12]);
     wl->reserved_ms = num(v[13]);
     wl->evicted = v[14] != NULL;
+    wl->shape = shape_of(v[11]);
     if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
         return nomem(l);
     if (v[5]) {
