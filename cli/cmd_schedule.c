@@ -3,6 +3,7 @@
  * changed), and kueuectl's `gpuq stop` / `gpuq resume` for queues.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -26,6 +27,25 @@ static int print_change(const gq_schedule_change *c, void *payload)
     else
         printf("%s: %s\n", c->what, c->reason ? c->reason : "-");
     return 0;
+}
+
+/*
+ * The process's peak resident memory in KiB (VmHWM), or -1. Not getrusage's
+ * ru_maxrss: that keeps the high-water mark of what exec replaced, so a gpuq
+ * started from a large parent (a Python harness) would report the parent's.
+ */
+static long peak_rss_kib(void)
+{
+    char line[128];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return kib;
 }
 
 int cmd_schedule(struct global *g, int argc, char **argv)
@@ -70,9 +90,9 @@ int cmd_schedule(struct global *g, int argc, char **argv)
            (unsigned long long)st.evicted);
     if (p.stats)
         printf("load-ms=%.1f cycle-ms p50=%.3f p99=%.3f max=%.3f first-admission-ms=%.1f "
-               "last-admission-ms=%.1f total-ms=%.1f\n",
+               "last-admission-ms=%.1f total-ms=%.1f peak-rss-kib=%ld\n",
                st.load_ms, st.cycle_p50_ms, st.cycle_p99_ms, st.cycle_max_ms,
-               st.first_admission_ms, st.last_admission_ms, st.total_ms);
+               st.first_admission_ms, st.last_admission_ms, st.total_ms, peak_rss_kib());
     return EXIT_SUCCESS;
 }
 

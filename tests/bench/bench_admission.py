@@ -17,7 +17,9 @@ the same SQLite file and the same commits, but no device behind them;
                  the snapshot; the issue's "all decided in under 2 s"
   admissions/s   admissions in its summary line (re-admissions after a
                  preemption count again) divided by that wall time
-  peak memory    the process's maximum resident set size (wait4's ru_maxrss)
+  peak memory    the process's peak resident set (VmHWM, printed by --stats as
+                 peak-rss-kib; wait4's ru_maxrss is the fallback, but it keeps the
+                 high-water mark of the forked Python parent, 140 MB here)
   first adm.     wall time of `gpuq schedule --cycles 1 -q` on another fresh copy
                  (a process that admits in its first cycle and exits)
   cycle p50/p99, time to first and last admission inside the process: from
@@ -175,7 +177,8 @@ def measure(gpuq, template, place, run, timeout, stats):
         place.failed.append(f"run {run}: exit {rc}: {err.strip() or out.strip()}")
     else:
         r = parse(out)
-        r.update(wall=secs, rss=rss / 1024.0)
+        hwm = r.get("stat:peak-rss-kib")
+        r.update(wall=secs, rss=(hwm if hwm and hwm > 0 else rss) / 1024.0)
         place.runs.append(r)
     copy_db(template, db)
     secs, _, out, err, rc = run_measured([gpuq, "--db", db, "schedule", "--cycles", "1",
