@@ -920,11 +920,7 @@ static void ps_free(struct gq_snap_ps *ps)
     free(ps->res);
     free(ps->per_pod);
     free(ps->adm_flavor);
-    for (i = 0; i < ps->node_selector.n; i++) {
-        free(ps->node_selector.v[i].key);
-        free(ps->node_selector.v[i].value);
-    }
-    free(ps->node_selector.v);
+    gq__kvs_clear(&ps->node_selector);
     for (i = 0; i < ps->ntols; i++) {
         free(ps->tols[i].key);
         free(ps->tols[i].op);
@@ -975,7 +971,7 @@ static void cq_free(struct gq_snap_cq *cq)
 void gq__snapshot_free(struct gq_snapshot *s)
 {
     struct gq_object o;
-    size_t i, j;
+    size_t i;
 
     for (i = 0; i < s->nflavors; i++) {
         free(s->flavors[i].name);
@@ -1002,11 +998,7 @@ void gq__snapshot_free(struct gq_snapshot *s)
     free(s->wls);
     for (i = 0; i < s->nnss; i++) {
         free(s->nss[i].name);
-        for (j = 0; j < s->nss[i].labels.n; j++) {
-            free(s->nss[i].labels.v[j].key);
-            free(s->nss[i].labels.v[j].value);
-        }
-        free(s->nss[i].labels.v);
+        gq__kvs_clear(&s->nss[i].labels);
     }
     free(s->nss);
     free(s->heights);

@@ -95,11 +95,7 @@ void gq__selector_clear(struct gq_selector *s)
 {
     size_t i, j;
 
-    for (i = 0; i < s->match_labels.n; i++) {
-        free(s->match_labels.v[i].key);
-        free(s->match_labels.v[i].value);
-    }
-    free(s->match_labels.v);
+    gq__kvs_clear(&s->match_labels);
     for (i = 0; i < s->nreqs; i++) {
         free(s->reqs[i].key);
         for (j = 0; j < s->reqs[i].values.n; j++)

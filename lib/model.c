@@ -70,7 +70,7 @@ static void strs_clear(struct gq_strs *s)
     s->n = 0;
 }
 
-static void kvs_clear(struct gq_kvs *m)
+void gq__kvs_clear(struct gq_kvs *m)
 {
     size_t i;
 
@@ -90,15 +90,15 @@ static void meta_clear(struct gq_meta *m)
     free(m->namespace);
     free(m->uid);
     free(m->api_version);
-    kvs_clear(&m->labels);
-    kvs_clear(&m->annotations);
+    gq__kvs_clear(&m->labels);
+    gq__kvs_clear(&m->annotations);
 }
 
 static void flavor_clear(struct gq_flavor *f)
 {
     size_t i;
 
-    kvs_clear(&f->node_labels);
+    gq__kvs_clear(&f->node_labels);
     for (i = 0; i < f->ntaints; i++) {
         free(f->taints[i].key);
         free(f->taints[i].value);
@@ -163,7 +163,7 @@ static void provisioning_config_clear(struct gq_provisioning_config *p)
     size_t i;
 
     free(p->class_name);
-    kvs_clear(&p->parameters);
+    gq__kvs_clear(&p->parameters);
     strs_clear(&p->managed_resources);
     for (i = 0; i < p->npsu_node_selectors; i++) {
         free(p->psu_node_selectors[i].key);
@@ -193,8 +193,8 @@ static void workload_clear(struct gq_workload *wl)
     free(wl->admitted_cq);
     for (i = 0; i < wl->nassignments; i++) {
         free(wl->assignments[i].name);
-        kvs_clear(&wl->assignments[i].flavors);
-        kvs_clear(&wl->assignments[i].usage);
+        gq__kvs_clear(&wl->assignments[i].flavors);
+        gq__kvs_clear(&wl->assignments[i].usage);
     }
     free(wl->assignments);
     free(wl->name);

@@ -264,6 +264,9 @@ struct gq_object {
     } u;
 };
 
+/* Free a map's keys and values and empty it. */
+void gq__kvs_clear(struct gq_kvs *kvs);
+
 /* Release everything an object owns (not the object itself). NULL is a no-op. */
 void gq__object_clear(struct gq_object *obj);
 

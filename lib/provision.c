@@ -73,14 +73,6 @@ char *gq__podtemplate_name(const char *request, const char *podset)
     return out;
 }
 
-void gq__kvs_clear(struct gq_kvs *kvs)
-{
-    size_t i;
-
-    for (i = 0; i < kvs->n; i++) {
-        free(kvs->v[i].key);
-        free(kvs->v[i].value);
-    }
     free(kvs->v);
     kvs->v = NULL;
     kvs->n = 0;

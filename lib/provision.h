@@ -42,7 +42,6 @@ char *gq__podtemplate_name(const char *request, const char *podset);
  */
 int gq__provreq_parameters(const struct gq_kvs *config, const struct gq_kvs *annotations,
                            struct gq_kvs *out);
-void gq__kvs_clear(struct gq_kvs *kvs);
 
 /*
  * reqIsNeeded for one pod set: it has pods and requests a managed resource
