@@ -73,11 +73,6 @@ char *gq__podtemplate_name(const char *request, const char *podset)
     return out;
 }
 
-    free(kvs->v);
-    kvs->v = NULL;
-    kvs->n = 0;
-}
-
 static int kvs_set(struct gq_kvs *out, size_t cap, const char *key, const char *value)
 {
     size_t i;
