@@ -15,10 +15,12 @@ foreach(f IN LISTS files)
   endif()
   math(EXPR expect "${expect} + 1")
   # As bytes, not a string literal: ISO C caps literals at 4095 characters.
+  # Each is cast to char, so that UTF-8 in comments (bytes above 0x7f) fits.
   file(READ "${SCHEMA_DIR}/${f}" hex HEX)
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n    "
-         bytes "${bytes}")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "(char)0x\\1," bytes "${hex}")
+  # Eight bytes a line (CMake's regular expressions have no {n}).
+  set(b8 "\\(char\\)0x..,")
+  string(REGEX REPLACE "(${b8}${b8}${b8}${b8}${b8}${b8}${b8}${b8})" "\\1\n    " bytes "${bytes}")
   string(REGEX REPLACE "\\.sql$" "" name "${f}")
   string(APPEND arrays "static const char sql_${num}[] = {\n    ${bytes}0x00};\n")
   string(APPEND body "    {${num}, \"${name}\", sql_${num}},\n")

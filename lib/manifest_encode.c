@@ -382,17 +382,6 @@ int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err)
     return *out ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
 }
 
-/* A kvs as a JSON object. */
-static json_object *kvs_object(const struct gq_kvs *m)
-{
-    json_object *o = json_object_new_object();
-    size_t i;
-
-    for (i = 0; o && i < m->n; i++)
-        json_object_object_add(o, m->v[i].key, json_object_new_string(m->v[i].value));
-    return o;
-}
-
 int gq__manifest_admission(char **out, const struct gq_workload *wl, gq_error *err)
 {
     json_object *adm = json_object_new_object(), *list = json_object_new_array(), *ps;
@@ -407,8 +396,8 @@ int gq__manifest_admission(char **out, const struct gq_workload *wl, gq_error *e
 
         ps = json_object_new_object();
         json_object_object_add(ps, "name", json_object_new_string(a->name));
-        json_object_object_add(ps, "flavors", kvs_object(&a->flavors));
-        json_object_object_add(ps, "resourceUsage", kvs_object(&a->usage));
+        json_object_object_add(ps, "flavors", gq__mf_encode_kvs(&a->flavors));
+        json_object_object_add(ps, "resourceUsage", gq__mf_encode_kvs(&a->usage));
         json_object_object_add(ps, "count", json_object_new_int(a->count));
         json_object_array_add(list, ps);
     }

@@ -67,4 +67,36 @@ int gq__manifest_encode(char **out, const struct gq_object *obj, gq_error *err);
  */
 int gq__manifest_admission(char **out, const struct gq_workload *wl, gq_error *err);
 
+/* One pod set of a ProvisioningRequest (kueue-semantics.md §3.4). */
+struct gq_provreq_podset {
+    const char *name;                   /* the workload's pod set */
+    const char *template_name;          /* ppt-<request>-<podset> */
+    int32_t count;
+    const struct gq_kvs *node_labels;   /* the assigned flavor's, may be NULL */
+    const struct gq_toleration *tolerations; /* the flavor's */
+    size_t ntolerations;
+};
+
+struct gq_provreq_doc {
+    const char *name, *namespace;
+    const char *workload, *workload_uid; /* the owner */
+    const char *class_name;
+    const struct gq_kvs *parameters;
+    const struct gq_provreq_podset *podsets;
+    size_t npodsets;
+};
+
+/*
+ * The ProvisioningRequest (autoscaling.x-k8s.io/v1) and its PodTemplates (a
+ * JSON array), built from the stored Workload spec (its pristine pod
+ * templates) as Kueue builds them: flavor node labels and tolerations
+ * applied, container limits copied into missing requests, managed label and
+ * owner references. Caller frees both.
+ */
+int gq__manifest_provreq(const char *workload_spec, const struct gq_provreq_doc *d,
+                         char **request_out, char **templates_out, gq_error *err);
+
+/* metadata.annotations of a stored canonical spec. */
+int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err);
+
 #endif

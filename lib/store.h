@@ -191,6 +191,24 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          gq_error *err);
 
+/* A workload's admission check state (status.admissionChecks[]), created or updated. */
+int gq__store_set_check(struct gq_store *st, int64_t workload_id, const char *name,
+                        const char *state, const char *message, int64_t now_ms, gq_error *err);
+
+struct gq_provreq_row {
+    const char *uid, *namespace, *name;
+    int64_t workload_id;
+    const char *check;
+    int32_t attempt;
+    const char *class_name;
+    const char *spec;      /* the ProvisioningRequest's JSON */
+    const char *templates; /* its PodTemplates' JSON array */
+    int64_t now_ms;
+};
+
+/* Record a new ProvisioningRequest. GQ_EIO (a constraint) if one of that name is live. */
+int gq__store_insert_provreq(struct gq_store *st, const struct gq_provreq_row *r, gq_error *err);
+
 /* ------------------------------------------------------------------ reads */
 
 /*

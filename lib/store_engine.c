@@ -117,3 +117,45 @@ int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, co
         return rc;
     return changed_one(st, id, err);
 }
+
+int gq__store_set_check(struct gq_store *st, int64_t workload_id, const char *name,
+                        const char *state, const char *message, int64_t now_ms, gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO workload_checks(workload_id, name, state, message, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(workload_id, name) DO UPDATE SET "
+        "state = excluded.state, message = excluded.message, updated_at = excluded.updated_at";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, workload_id);
+    gq__bind_text(stmt, 2, name);
+    gq__bind_text(stmt, 3, state);
+    gq__bind_text(stmt, 4, message ? message : "");
+    sqlite3_bind_int64(stmt, 5, now_ms);
+    return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_insert_provreq(struct gq_store *st, const struct gq_provreq_row *r, gq_error *err)
+{
+    static const char sql[] =
+        "INSERT INTO provisioning_requests(uid, namespace, name, workload_id, check_name, "
+        "attempt, class, spec, templates, created_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    gq__bind_text(stmt, 1, r->uid);
+    gq__bind_text(stmt, 2, r->namespace);
+    gq__bind_text(stmt, 3, r->name);
+    sqlite3_bind_int64(stmt, 4, r->workload_id);
+    gq__bind_text(stmt, 5, r->check);
+    sqlite3_bind_int64(stmt, 6, r->attempt);
+    gq__bind_text(stmt, 7, r->class_name);
+    gq__bind_text(stmt, 8, r->spec);
+    gq__bind_text(stmt, 9, r->templates);
+    sqlite3_bind_int64(stmt, 10, r->now_ms);
+    return gq__store_step_done(st, stmt, err);
+}

@@ -1,0 +1,246 @@
+/*
+ * manifest_provreq.c: the ProvisioningRequest and PodTemplates Kueue writes
+ * for a workload whose quota is reserved (kueue-semantics.md §3.4), as
+ * JSON; and the annotations of a stored workload, for the request's
+ * parameters. Part of the manifest edge (json-c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "error.h"
+#include "manifest_fields.h"
+#include "manifest_load.h"
+
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* metadata {name, namespace, labels {kueue.x-k8s.io/managed}, ownerReferences [owner]} */
+static json_object *meta(const char *name, const char *ns, const char *owner_api,
+                         const char *owner_kind, const char *owner, const char *owner_uid)
+{
+    json_object *m = json_object_new_object(), *labels = json_object_new_object();
+    json_object *refs = json_object_new_array(), *ref = json_object_new_object();
+
+    json_object_object_add(m, "name", json_object_new_string(name));
+    json_object_object_add(m, "namespace", json_object_new_string(ns));
+    json_object_object_add(labels, "kueue.x-k8s.io/managed", json_object_new_string("true"));
+    json_object_object_add(m, "labels", labels);
+    json_object_object_add(ref, "apiVersion", json_object_new_string(owner_api));
+    json_object_object_add(ref, "kind", json_object_new_string(owner_kind));
+    json_object_object_add(ref, "name", json_object_new_string(owner));
+    if (owner_uid)
+        json_object_object_add(ref, "uid", json_object_new_string(owner_uid));
+    json_object_object_add(ref, "controller", json_object_new_boolean(1));
+    json_object_object_add(ref, "blockOwnerDeletion", json_object_new_boolean(1));
+    json_object_array_add(refs, ref);
+    json_object_object_add(m, "ownerReferences", refs);
+    return m;
+}
+
+static json_object *child(json_object *parent, const char *key, json_type type)
+{
+    json_object *v = get(parent, key);
+
+    if (v && json_object_is_type(v, type))
+        return v;
+    v = type == json_type_array ? json_object_new_array() : json_object_new_object();
+    json_object_object_add(parent, key, v);
+    return v;
+}
+
+static bool same_toleration(json_object *a, const struct gq_toleration *t)
+{
+    static const char *const keys[] = {"key", "operator", "value", "effect"};
+    const char *want[] = {t->key, t->op, t->value, t->effect};
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        json_object *v = get(a, keys[i]);
+        const char *have = v ? json_object_get_string(v) : NULL;
+
+        if (strcmp(have ? have : "", want[i] ? want[i] : "") != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The flavor's nodeLabels into nodeSelector, its tolerations appended once each. */
+static void apply_flavor(json_object *pspec, const struct gq_provreq_podset *ps)
+{
+    json_object *sel, *tols, *t;
+    size_t i, j;
+
+    if (ps->node_labels && ps->node_labels->n) {
+        sel = child(pspec, "nodeSelector", json_type_object);
+        for (i = 0; i < ps->node_labels->n; i++)
+            json_object_object_add(sel, ps->node_labels->v[i].key,
+                                   json_object_new_string(ps->node_labels->v[i].value));
+    }
+    for (i = 0; i < ps->ntolerations; i++) {
+        const struct gq_toleration *tol = &ps->tolerations[i];
+        bool dup = false;
+
+        tols = child(pspec, "tolerations", json_type_array);
+        for (j = 0; j < json_object_array_length(tols) && !dup; j++)
+            dup = same_toleration(json_object_array_get_idx(tols, j), tol);
+        if (dup)
+            continue;
+        t = json_object_new_object();
+        if (tol->key)
+            json_object_object_add(t, "key", json_object_new_string(tol->key));
+        json_object_object_add(t, "operator", json_object_new_string(tol->op ? tol->op : "Equal"));
+        if (tol->value)
+            json_object_object_add(t, "value", json_object_new_string(tol->value));
+        if (tol->effect)
+            json_object_object_add(t, "effect", json_object_new_string(tol->effect));
+        json_object_array_add(tols, t);
+    }
+}
+
+/* Container limits copied into missing requests (Kueue does this for the autoscaler). */
+static void limits_to_requests(json_object *pspec, const char *which)
+{
+    json_object *ctrs = get(pspec, which);
+    size_t i;
+
+    if (!ctrs || !json_object_is_type(ctrs, json_type_array))
+        return;
+    for (i = 0; i < json_object_array_length(ctrs); i++) {
+        json_object *res = get(json_object_array_get_idx(ctrs, i), "resources");
+        json_object *lim = get(res, "limits"), *req;
+
+        if (!lim || !json_object_is_type(lim, json_type_object))
+            continue;
+        req = child(res, "requests", json_type_object);
+        json_object_object_foreach(lim, key, val) {
+            if (!get(req, key))
+                json_object_object_add(req, key, json_object_get(val));
+        }
+    }
+}
+
+/* The pod set's pristine template in the stored Workload spec, deep-copied. */
+static json_object *template_of(json_object *spec, const char *podset)
+{
+    json_object *sets = get(get(spec, "spec"), "podSets"), *copy = NULL;
+    size_t i;
+
+    for (i = 0; sets && i < json_object_array_length(sets); i++) {
+        json_object *ps = json_object_array_get_idx(sets, i), *name = get(ps, "name");
+
+        if (name && strcmp(json_object_get_string(name), podset) == 0 &&
+            json_object_deep_copy(get(ps, "template"), &copy, NULL) == 0)
+            return copy;
+    }
+    return NULL;
+}
+
+static json_object *podtemplate(json_object *spec, const struct gq_provreq_doc *d,
+                                const struct gq_provreq_podset *ps)
+{
+    json_object *pt = json_object_new_object(), *tmpl = template_of(spec, ps->name), *pspec;
+
+    if (!tmpl)
+        tmpl = json_object_new_object();
+    pspec = child(tmpl, "spec", json_type_object);
+    apply_flavor(pspec, ps);
+    limits_to_requests(pspec, "containers");
+    limits_to_requests(pspec, "initContainers");
+    json_object_object_add(pt, "apiVersion", json_object_new_string("v1"));
+    json_object_object_add(pt, "kind", json_object_new_string("PodTemplate"));
+    json_object_object_add(pt, "metadata",
+                           meta(ps->template_name, d->namespace, "autoscaling.x-k8s.io/v1",
+                                "ProvisioningRequest", d->name, NULL));
+    json_object_object_add(pt, "template", tmpl);
+    return pt;
+}
+
+static json_object *request(const struct gq_provreq_doc *d)
+{
+    json_object *pr = json_object_new_object(), *spec = json_object_new_object();
+    json_object *sets = json_object_new_array();
+    size_t i;
+
+    json_object_object_add(pr, "apiVersion", json_object_new_string("autoscaling.x-k8s.io/v1"));
+    json_object_object_add(pr, "kind", json_object_new_string("ProvisioningRequest"));
+    json_object_object_add(pr, "metadata", meta(d->name, d->namespace, "kueue.x-k8s.io/v1beta2",
+                                                "Workload", d->workload, d->workload_uid));
+    json_object_object_add(spec, "provisioningClassName", json_object_new_string(d->class_name));
+    if (d->parameters && d->parameters->n)
+        json_object_object_add(spec, "parameters", gq__mf_encode_kvs(d->parameters));
+    for (i = 0; i < d->npodsets; i++) {
+        json_object *ps = json_object_new_object(), *ref = json_object_new_object();
+
+        json_object_object_add(ref, "name", json_object_new_string(d->podsets[i].template_name));
+        json_object_object_add(ps, "podTemplateRef", ref);
+        json_object_object_add(ps, "count", json_object_new_int(d->podsets[i].count));
+        json_object_array_add(sets, ps);
+    }
+    json_object_object_add(spec, "podSets", sets);
+    json_object_object_add(pr, "spec", spec);
+    return pr;
+}
+
+static int text_of(json_object *o, char **out, gq_error *err)
+{
+    const char *s = json_object_to_json_string_ext(o, JSON_FLAGS);
+
+    if (!s || !(*out = strdup(s)))
+        return gq__error(err, GQ_ENOMEM, "out of memory writing a ProvisioningRequest");
+    return GQ_OK;
+}
+
+int gq__manifest_provreq(const char *workload_spec, const struct gq_provreq_doc *d,
+                         char **request_out, char **templates_out, gq_error *err)
+{
+    json_object *spec = json_tokener_parse(workload_spec), *pr, *pts;
+    size_t i;
+    int rc;
+
+    *request_out = *templates_out = NULL;
+    if (!spec)
+        return gq__error(err, GQ_EIO, "workload %s/%s: unreadable stored spec", d->namespace,
+                         d->workload);
+    pr = request(d);
+    pts = json_object_new_array();
+    for (i = 0; i < d->npodsets; i++)
+        json_object_array_add(pts, podtemplate(spec, d, &d->podsets[i]));
+    if ((rc = text_of(pr, request_out, err)) == GQ_OK)
+        rc = text_of(pts, templates_out, err);
+    json_object_put(pr);
+    json_object_put(pts);
+    json_object_put(spec);
+    return rc;
+}
+
+int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err)
+{
+    json_object *spec = json_tokener_parse(spec_json), *ann;
+    size_t n = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!spec)
+        return gq__error(err, GQ_EIO, "unreadable stored spec");
+    ann = get(get(spec, "metadata"), "annotations");
+    if (ann && json_object_is_type(ann, json_type_object) && json_object_object_length(ann)) {
+        out->v = calloc((size_t)json_object_object_length(ann), sizeof(*out->v));
+        json_object_object_foreach(ann, key, val) {
+            if (!out->v)
+                break;
+            out->v[n].key = strdup(key);
+            out->v[n].value = strdup(json_object_get_string(val));
+            n++;
+        }
+        out->n = n;
+    }
+    json_object_put(spec);
+    return out->v || !n ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
+}
