@@ -952,7 +952,7 @@ static void wl_free(struct gq_snap_wl *wl)
 
 static void cq_free(struct gq_snap_cq *cq)
 {
-    size_t i;
+    size_t i, j;
 
     free(cq->name);
     gq__selector_clear(&cq->ns_selector);
@@ -963,6 +963,13 @@ static void cq_free(struct gq_snap_cq *cq)
     free(cq->groups);
     free(cq->group_of_res);
     free(cq->check_flavors);
+    for (i = 0; i < cq->nchecks; i++) {
+        free(cq->checks[i].name);
+        for (j = 0; j < cq->checks[i].on_flavors.n; j++)
+            free(cq->checks[i].on_flavors.v[j]);
+        free(cq->checks[i].on_flavors.v);
+    }
+    free(cq->checks);
     free(cq->heap);
     free(cq->inadmissible);
     free(cq->holders);

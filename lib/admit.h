@@ -102,6 +102,8 @@ struct gq_snap_cq {
     bool drain;                   /* HoldAndDrain */
     bool has_checks;              /* an admission check applies to every flavor */
     bool *check_flavors;          /* per flavor: a check applies (onFlavors), or NULL */
+    struct gq_admission_check_ref *checks; /* admissionChecksStrategy, in order */
+    size_t nchecks;
     enum gq_fifo fifo;
     enum gq_policy within_cq, reclaim, borrow_within;
     bool has_threshold;

@@ -119,7 +119,7 @@ static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_
     struct gq_reserve_use *use = calloc(wl->held.n + 1, sizeof(*use));
     struct gq_reserve r = {wl->id, wl->state == GQ_WS_RESERVED ? "reserved" : "admitted",
                            s->cqs[wl->cq].name, NULL, use, wl->held.n, e->now};
-    char msg[300], *adm = NULL;
+    char msg[300], note[400], *adm = NULL;
     size_t i;
     int rc;
 
@@ -136,6 +136,11 @@ static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_
     if ((rc = gq__store_reserve(st, &r, err)) == GQ_OK)
         rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal", "QuotaReserved",
                              msg, "pending", r.state, e->now, err);
+    if (rc == GQ_OK && wl->state == GQ_WS_RESERVED &&
+        (rc = gq__engine_checks_on_reserve(st, s, wl, e->now, note, sizeof(note), err)) ==
+            GQ_OK &&
+        note[0])
+        rc = gq__store_set_note(st, wl->id, "UnsatisfiedAdmissionChecks", note, err);
     free(adm);
     free(use);
     return rc;

@@ -14,6 +14,15 @@
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);
 
 /*
+ * At a quota reservation with admission checks: record each check that
+ * applies and create the ProvisioningRequests (engine_provision.c). note
+ * gets "waiting for capacity: ..." when a request was created.
+ */
+int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *s,
+                                 const struct gq_snap_wl *wl, int64_t now, char *note,
+                                 size_t notelen, gq_error *err);
+
+/*
  * A gq__object_cb that moves the one decoded object into payload (a struct
  * gq_object), for reading a stored canonical spec back.
  */

@@ -527,7 +527,7 @@ static enum gq_policy policy(const char *p)
 }
 
 /* Kueue's Active condition: missing flavors or checks, stopped, a cohort cycle. */
-static void activity(struct loader *l, struct gq_snap_cq *cq, const struct gq_cluster_queue *spec)
+static void activity(struct loader *l, struct gq_snap_cq *cq)
 {
     struct gq_snapshot *s = l->s;
     size_t g, f;
@@ -543,12 +543,12 @@ static void activity(struct loader *l, struct gq_snap_cq *cq, const struct gq_cl
             }
         }
     }
-    for (g = 0; g < spec->nchecks && cq->active; g++) {
-        if (gq__intern_find(&l->checks, spec->checks[g].name) < 0) {
+    for (g = 0; g < cq->nchecks && cq->active; g++) {
+        if (gq__intern_find(&l->checks, cq->checks[g].name) < 0) {
             cq->active = false;
             snprintf(cq->inactive_reason, sizeof(cq->inactive_reason),
                      "AdmissionCheckNotFound: Can't admit new workloads; admission check %s "
-                     "not found", spec->checks[g].name);
+                     "not found", cq->checks[g].name);
         }
     }
     if (cq->active && cq->stopped) {
@@ -602,6 +602,11 @@ static int cluster_queue(struct loader *l, int q)
     cq->drain = spec->stop_policy && strcmp(spec->stop_policy, "HoldAndDrain") == 0;
     if ((rc = check_flavors(l, cq, spec)) != GQ_OK)
         return rc;
+    /* The check list moves into the snapshot (the engine reads it at reservation). */
+    cq->checks = l->cqobjs[q].u.cq.checks;
+    cq->nchecks = l->cqobjs[q].u.cq.nchecks;
+    l->cqobjs[q].u.cq.checks = NULL;
+    l->cqobjs[q].u.cq.nchecks = 0;
     cq->fifo = spec->queueing_strategy && strcmp(spec->queueing_strategy, "StrictFIFO") == 0
                    ? GQ_STRICT_FIFO
                    : GQ_BEST_EFFORT_FIFO;
@@ -694,7 +699,7 @@ static int assemble(struct loader *l)
     gq__qtree_finish(&s->tree);
     heights(s);
     for (i = 0; i < s->ncqs; i++)
-        activity(l, &s->cqs[i], &l->cqobjs[i].u.cq);
+        activity(l, &s->cqs[i]);
     for (i = 0; i < l->nu; i++) {
         const struct urow *u = &l->u[i];
 

@@ -1034,6 +1034,71 @@ static int spec_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
+/* Columns: name, state, message, updated_at: status.admissionChecks[]. */
+static int check_row(int n, const char *const *v, void *payload)
+{
+    json_object *c = json_object_new_object();
+
+    (void)n;
+    add_str(c, "name", v[0]);
+    add_str(c, "state", v[1]);
+    add_time(c, "lastTransitionTime", num(v[3]));
+    add_str(c, "message", v[2] ? v[2] : "");
+    json_object_array_add(payload, c);
+    return 0;
+}
+
+/* Columns: spec, templates, status: a request and its PodTemplates, as objects. */
+static int provreq_row(int n, const char *const *v, void *payload)
+{
+    json_object *pr = json_tokener_parse(v[0]), *pts = json_tokener_parse(v[1]), *st;
+    size_t i;
+
+    (void)n;
+    if (pr && v[2] && (st = json_tokener_parse(v[2])) != NULL)
+        json_object_object_add(pr, "status", st);
+    if (pr)
+        json_object_array_add(payload, pr);
+    for (i = 0; pts && i < json_object_array_length(pts); i++)
+        json_object_array_add(payload, json_object_get(json_object_array_get_idx(pts, i)));
+    json_object_put(pts);
+    return 0;
+}
+
+/*
+ * A workload holding quota: Kueue's status.admissionChecks, and the
+ * ProvisioningRequests and PodTemplates gpuq created for it, as the objects
+ * Kueue would write (status.gpuq.provisioningRequests).
+ */
+static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *root)
+{
+    static const char checks_sql[] =
+        "SELECT c.name, c.state, c.message, c.updated_at FROM workload_checks c "
+        "JOIN workloads w ON w.id = c.workload_id WHERE w.uid = ?1 ORDER BY c.name";
+    static const char prs_sql[] =
+        "SELECT p.spec, p.templates, p.status FROM provisioning_requests p "
+        "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
+        "ORDER BY p.check_name, p.attempt";
+    json_object *status = child(root, "status", json_type_object), *g, *checks, *prs;
+    int rc;
+
+    if (strcmp(wl->state, "reserved") && strcmp(wl->state, "admitted") &&
+        strcmp(wl->state, "running"))
+        return GQ_OK;
+    checks = json_object_new_array();
+    prs = json_object_new_array();
+    if ((rc = gq__store_query(r->db->st, checks_sql, &wl->uid, 1, check_row, checks, r->err)) ==
+        GQ_OK)
+        rc = gq__store_query(r->db->st, prs_sql, &wl->uid, 1, provreq_row, prs, r->err);
+    if (json_object_array_length(checks))
+        json_object_object_add(status, "admissionChecks", json_object_get(checks));
+    if (json_object_array_length(prs) && json_object_object_get_ex(status, "gpuq", &g))
+        json_object_object_add(g, "provisioningRequests", json_object_get(prs));
+    json_object_put(checks);
+    json_object_put(prs);
+    return rc;
+}
+
 /* Returned by wl_row to end the walk once the one object asked for is written. */
 #define WALK_STOP 1
 
@@ -1046,6 +1111,8 @@ static int wl_row(const gq_workload_info *wl, void *payload)
     struct wl_render w = {r, wl, NULL};
     int rc = gq__store_query(r->db->st, sql, &wl->uid, 1, spec_row, &w, r->err);
 
+    if (rc == GQ_OK && w.root)
+        rc = wl_checks(r, wl, w.root);
     if (rc == GQ_OK && w.root)
         rc = sink_item(r, w.root);
     json_object_put(w.root);

@@ -191,6 +191,18 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          gq_error *err);
 
+/*
+ * A workload let go of its quota: its live ProvisioningRequests are marked
+ * deleted, and its checks reset to Pending (keep_checks, an eviction) or
+ * dropped (it ended).
+ */
+int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep_checks,
+                             int64_t now_ms, gq_error *err);
+
+/* Why a workload that holds quota is not admitted yet (any state). */
+int gq__store_set_note(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                       gq_error *err);
+
 /* A workload's admission check state (status.admissionChecks[]), created or updated. */
 int gq__store_set_check(struct gq_store *st, int64_t workload_id, const char *name,
                         const char *state, const char *message, int64_t now_ms, gq_error *err);

@@ -97,7 +97,10 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
     if (!(stmt = gq__store_stmt(st, del, err)))
         return err ? err->code : GQ_EIO;
     sqlite3_bind_int64(stmt, 1, id);
-    return gq__store_step_done(st, stmt, err);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        return rc;
+    /* Kueue resets the checks and deletes the requests on eviction. */
+    return gq__store_release_checks(st, id, true, now_ms, err);
 }
 
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
@@ -158,4 +161,44 @@ int gq__store_insert_provreq(struct gq_store *st, const struct gq_provreq_row *r
     gq__bind_text(stmt, 9, r->templates);
     sqlite3_bind_int64(stmt, 10, r->now_ms);
     return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_set_note(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                       gq_error *err)
+{
+    static const char upd[] = "UPDATE workloads SET reason = ?2, message = ?3 WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, reason);
+    gq__bind_text(stmt, 3, message);
+    return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep_checks,
+                             int64_t now_ms, gq_error *err)
+{
+    static const char del_pr[] = "UPDATE provisioning_requests SET deleted_at = ?2 "
+                                 "WHERE workload_id = ?1 AND deleted_at IS NULL";
+    static const char reset[] =
+        "UPDATE workload_checks SET state = 'Pending', message = 'Reset to Pending after "
+        "eviction. Previously: ' || state, updated_at = ?2 WHERE workload_id = ?1 "
+        "AND state <> 'Pending'";
+    static const char drop[] = "DELETE FROM workload_checks WHERE workload_id = ?1 AND ?2 = ?2";
+    const char *const sqls[] = {del_pr, keep_checks ? reset : drop};
+    sqlite3_stmt *stmt;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < 2; i++) {
+        if (!(stmt = gq__store_stmt(st, sqls[i], err)))
+            return err ? err->code : GQ_EIO;
+        sqlite3_bind_int64(stmt, 1, workload_id);
+        sqlite3_bind_int64(stmt, 2, now_ms);
+        if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
 }

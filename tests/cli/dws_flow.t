@@ -48,3 +48,22 @@ $ gpuq cancel sample-job
 # Its name is free again once cancelled.
 $ gpuq submit -f $COMPAT/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
+# Issue 4, check 1 (its first half): quota reserved in dws-cluster-queue, the
+# dws-prov check Pending, and the ProvisioningRequest and PodTemplate Kueue
+# would create, with maxRunDurationSeconds from the job's annotation.
+$ gpuq schedule
+~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} reserved in dws-cluster-queue \(cpu=default-flavor,memory=default-flavor,nvidia.com/gpu=default-flavor\)
+> 1 cycle: 1 admitted, 0 evicted
+$ gpuq list -o wide --no-headers
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +\d+s +\d+s +0 +1 +1 +waiting for capacity: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\)
+$ gpuq list -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; print(s["admissionChecks"][0]["name"], s["admissionChecks"][0]["state"]); [print(o["kind"], o["metadata"]["name"], json.dumps(o.get("spec", {}).get("parameters")), o["metadata"]["labels"]["kueue.x-k8s.io/managed"]) for o in s["gpuq"]["provisioningRequests"]]'
+> dws-prov Pending
+~ ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \{"maxRunDurationSeconds": "600"\} true
+~ PodTemplate ppt-job-sample-job-[0-9a-f]{5}-dws-prov-1-main null true
+# Cancelling releases the quota and deletes the request.
+$ gpuq cancel sample-job
+~ workload/job-sample-job-[0-9a-f]{5} cancelled
+$ gpuq list clusterqueues -o json | python3 -c 'import json,sys; q=json.load(sys.stdin)["items"][0]["status"]; print(q["reservingWorkloads"], q["admittedWorkloads"])'
+> 0 0
+$ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); print(c.execute("SELECT count(*), count(deleted_at) FROM provisioning_requests").fetchone(), c.execute("SELECT count(*) FROM workload_checks").fetchone())'
+> (1, 1) (0,)
