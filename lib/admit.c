@@ -880,6 +880,33 @@ out:
     return rc;
 }
 
+int gq__snapshot_find(const struct gq_snapshot *s, int64_t id)
+{
+    size_t lo = 0, hi = s->nwls;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (s->wls[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nwls && s->wls[lo].id == id ? (int)lo : -1;
+}
+
+int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+
+    if (wl->state != GQ_WS_RESERVED)
+        return 0;
+    wl->state = GQ_WS_ADMITTED;
+    set_text(&wl->reason, NULL);
+    set_text(&wl->message, NULL);
+    return decide(d, GQ_DEC_READY, w, NULL, NULL) ? 0 : -1;
+}
+
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
 {
     char msg[400];

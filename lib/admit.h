@@ -210,6 +210,7 @@ enum gq_decision_kind {
     GQ_DEC_ADMIT,      /* quota reserved (admitted unless checks apply) */
     GQ_DEC_EVICT,      /* preempted or drained: quota released, requeued */
     GQ_DEC_PENDING,    /* still waiting: reason and message changed */
+    GQ_DEC_READY,      /* quota was reserved; every admission check is Ready: admitted */
 };
 
 struct gq_decision {
@@ -244,6 +245,12 @@ int gq__admit_prepare(struct gq_snapshot *s);
  * -1 on ENOMEM (the snapshot is then unusable).
  */
 int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);
+
+/* Index of the workload with store id `id` (the snapshot is in id order), or -1. */
+int gq__snapshot_find(const struct gq_snapshot *s, int64_t id);
+
+/* A reserved workload whose checks are all Ready becomes admitted. -1 on ENOMEM. */
+int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d);
 
 /* Evict everything a HoldAndDrain queue holds; decisions appended. */
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);

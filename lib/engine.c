@@ -169,6 +169,13 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
         case GQ_DEC_PENDING:
             rc = gq__store_set_reason(st, wl->id, x->reason, x->message, err);
             break;
+        case GQ_DEC_READY:
+            rc = gq__store_checks_ready(st, wl->id, e->now, err);
+            if (rc == GQ_OK)
+                rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal",
+                                     "Admitted", "The workload is admitted", "reserved",
+                                     "admitted", e->now, err);
+            break;
         }
     }
     return rc;
@@ -195,6 +202,8 @@ static int cycle_txn(struct gq_store *st, void *payload, gq_error *err)
     e->dirty = true;
     e->d.n = e->d.admitted = e->d.evicted = e->d.set_aside = 0;
     e->now = gq__now_ms();
+    if ((rc = gq__engine_sync_checks(st, &e->s, e->now, &e->d, err)) != GQ_OK)
+        return rc;
     if (gq__admit_drain(&e->s, e->now, &e->d) < 0 || gq__admit_cycle(&e->s, e->now, &e->d) < 0)
         return gq__error(err, GQ_ENOMEM, "out of memory in a scheduling cycle");
     return persist(st, e, err);
@@ -228,7 +237,11 @@ static int report(struct engine *e, uint64_t cycle, gq_schedule_fn fn, void *pay
 
         if (wl->cq >= 0)
             c.cluster_queue = e->s.cqs[wl->cq].name;
-        if (x->kind == GQ_DEC_ADMIT) {
+        if (x->kind == GQ_DEC_READY) {
+            c.what = "admitted";
+            c.reason = "Admitted";
+            c.message = "every admission check is Ready";
+        } else if (x->kind == GQ_DEC_ADMIT) {
             c.what = wl->state == GQ_WS_RESERVED ? "reserved" : "admitted";
             flavors_text(&e->s, wl, flavors, sizeof(flavors));
             c.flavors = flavors;
@@ -244,6 +257,11 @@ static int report(struct engine *e, uint64_t cycle, gq_schedule_fn fn, void *pay
 /* Kueue keeps cycling while anything moves; so does --until-stable. */
 static bool stable(const struct gq_decisions *d)
 {
+    size_t i;
+
+    for (i = 0; i < d->n; i++)
+        if (d->v[i].kind == GQ_DEC_READY)
+            return false;
     return d->admitted == 0 && d->evicted == 0 && d->set_aside == 0;
 }
 

@@ -23,6 +23,15 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
                                  size_t notelen, gq_error *err);
 
 /*
+ * Each live ProvisioningRequest's status into its check (Kueue's
+ * syncCheckStates); a reserved workload whose checks all turn Ready gets a
+ * GQ_DEC_READY decision (engine_provision.c). Retry and Rejected are
+ * recorded on the check; acting on them is still to come.
+ */
+int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t now,
+                           struct gq_decisions *d, gq_error *err);
+
+/*
  * A gq__object_cb that moves the one decoded object into payload (a struct
  * gq_object), for reading a stored canonical spec back.
  */

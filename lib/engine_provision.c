@@ -187,36 +187,52 @@ out:
     return rc;
 }
 
+/*
+ * The ProvisioningRequestConfig of a check, when the check belongs to the
+ * provisioning-request controller (*mine) and its parameters name a config
+ * that exists (*found, prc filled; clear it with gq__object_clear).
+ */
+static int check_config(struct gq_store *st, const char *check, bool *mine, bool *found,
+                        struct gq_object *prc, gq_error *err)
+{
+    static const char ac_sql[] = "SELECT spec FROM admission_checks WHERE name = ?1";
+    static const char prc_sql[] = "SELECT spec FROM provisioning_configs WHERE name = ?1";
+    struct gq_object ac;
+    char *ac_text = NULL, *prc_text = NULL;
+    int rc;
+
+    *mine = *found = false;
+    memset(prc, 0, sizeof(*prc));
+    if ((rc = load(st, ac_sql, check, &ac_text, &ac, err)) == GQ_OK && ac_text &&
+        ac.u.ac.controller_name && strcmp(ac.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0) {
+        *mine = true;
+        if (ac.u.ac.params_name &&
+            (rc = load(st, prc_sql, ac.u.ac.params_name, &prc_text, prc, err)) == GQ_OK)
+            *found = prc_text != NULL;
+    }
+    free(ac_text);
+    free(prc_text);
+    gq__object_clear(&ac);
+    return rc;
+}
+
 /* One check of the workload: recorded, and its request created when it has one. */
 static int one_check(struct gq_store *st, const struct gq_snapshot *s, const struct gq_snap_wl *wl,
                      const char *check, int64_t now, char *note, size_t notelen, gq_error *err)
 {
-    static const char ac_sql[] = "SELECT spec FROM admission_checks WHERE name = ?1";
-    static const char prc_sql[] = "SELECT spec FROM provisioning_configs WHERE name = ?1";
-    struct gq_object ac, prc;
-    char *ac_text = NULL, *prc_text = NULL;
+    struct gq_object prc;
+    bool mine, found;
     int rc;
 
-    memset(&prc, 0, sizeof(prc));
     if ((rc = gq__store_set_check(st, wl->id, check, "Pending", "", now, err)) != GQ_OK ||
-        (rc = load(st, ac_sql, check, &ac_text, &ac, err)) != GQ_OK)
-        goto out;
-    if (!ac_text || !ac.u.ac.controller_name ||
-        strcmp(ac.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) != 0)
-        goto out; /* another controller's check: it stays Pending */
-    if (!ac.u.ac.params_name ||
-        (rc = load(st, prc_sql, ac.u.ac.params_name, &prc_text, &prc, err)) != GQ_OK)
-        goto out;
-    if (!prc_text) {
+        (rc = check_config(st, check, &mine, &found, &prc, err)) != GQ_OK || !mine)
+        goto out; /* another controller's check stays Pending */
+    if (!found)
         rc = gq__store_set_check(st, wl->id, check, "Pending", "the check is not active", now,
                                  err);
-        goto out;
-    }
-    rc = create(st, s, wl, check, &prc.u.prc, 1, now, note, notelen, err);
+    else
+        rc = create(st, s, wl, check, &prc.u.prc, 1, now, note, notelen, err);
 out:
-    free(ac_text);
-    free(prc_text);
-    gq__object_clear(&ac);
     gq__object_clear(&prc);
     return rc;
 }
@@ -233,5 +249,161 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
     for (i = 0; rc == GQ_OK && i < cq->nchecks; i++)
         if (applies(s, &cq->checks[i], wl))
             rc = one_check(st, s, wl, cq->checks[i].name, now, note, notelen, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------ check sync */
+
+struct sync_row {
+    int64_t workload_id;
+    char *check, *status, *state, *message, *name;
+    int32_t attempt, retry_count;
+};
+
+struct sync_rows {
+    struct sync_row *v;
+    size_t n, cap;
+    bool failed;
+};
+
+/* Columns: workload_id, check_name, attempt, status, state, message, retry_count, name. */
+static int sync_row(int n, const char *const *v, void *payload)
+{
+    struct sync_rows *rows = payload;
+    struct sync_row *r;
+
+    (void)n;
+    if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
+        rows->failed = true;
+        return GQ_ENOMEM;
+    }
+    r = &rows->v[rows->n++];
+    r->workload_id = strtoll(v[0], NULL, 10);
+    r->check = strdup(v[1]);
+    r->attempt = (int32_t)strtol(v[2], NULL, 10);
+    r->status = strdup(v[3]);
+    r->state = strdup(v[4]);
+    r->message = strdup(v[5] ? v[5] : "");
+    r->retry_count = (int32_t)strtol(v[6], NULL, 10);
+    r->name = strdup(v[7]);
+    if (!r->check || !r->status || !r->state || !r->message || !r->name)
+        rows->failed = true;
+    return rows->failed ? GQ_ENOMEM : 0;
+}
+
+static void rows_free(struct sync_rows *rows)
+{
+    size_t i;
+
+    for (i = 0; i < rows->n; i++) {
+        free(rows->v[i].check);
+        free(rows->v[i].status);
+        free(rows->v[i].state);
+        free(rows->v[i].message);
+        free(rows->v[i].name);
+    }
+    free(rows->v);
+}
+
+/* The retry strategy of a check's ProvisioningRequestConfig (Kueue's defaults if none). */
+static int strategy(struct gq_store *st, const char *check, struct gq_provisioning_config *out,
+                    gq_error *err)
+{
+    struct gq_object prc;
+    bool mine, found;
+    int rc = check_config(st, check, &mine, &found, &prc, err);
+
+    memset(out, 0, sizeof(*out));
+    out->backoff_limit_count = found ? prc.u.prc.backoff_limit_count : 3;
+    out->backoff_base_seconds = found ? prc.u.prc.backoff_base_seconds : 60;
+    out->backoff_max_seconds = found ? prc.u.prc.backoff_max_seconds : 1800;
+    gq__object_clear(&prc);
+    return rc;
+}
+
+/* One request's status into its check (Kueue's syncCheckStates). 1: the check changed. */
+static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const struct sync_row *r,
+                    int64_t now, gq_error *err)
+{
+    struct gq_provisioning_config cfg;
+    struct gq_provreq_status status;
+    struct gq_check_update u;
+    int w = gq__snapshot_find(s, r->workload_id);
+    void *keep = NULL;
+    int rc;
+
+    if (w < 0 || (s->wls[w].state != GQ_WS_RESERVED && s->wls[w].state != GQ_WS_ADMITTED))
+        return 0;
+    if ((rc = strategy(st, r->check, &cfg, err)) != GQ_OK ||
+        (rc = gq__manifest_provreq_status(r->status, &status, &keep, err)) != GQ_OK)
+        return rc;
+    gq__check_from_provreq(&status, r->attempt, r->retry_count, &cfg,
+                           s->wls[w].state == GQ_WS_ADMITTED, &u);
+    gq__manifest_release(keep);
+    if (u.unchanged || (strcmp(r->state, gq__check_state_name(u.state)) == 0 &&
+                        strcmp(r->message, u.message) == 0))
+        return 0;
+    if ((rc = gq__store_set_check(st, r->workload_id, r->check, gq__check_state_name(u.state),
+                                  u.message, now, err)) != GQ_OK)
+        return rc;
+    rc = gq__store_event(st, "Workload", s->wls[w].ns, s->wls[w].name, s->wls[w].uid, "Normal",
+                         "AdmissionCheckUpdated", u.message, r->state,
+                         gq__check_state_name(u.state), now, err);
+    if (rc == GQ_OK && s->wls[w].state == GQ_WS_RESERVED) {
+        /* Say where it stands in plain words, with the provider's message (GKE's ETA). */
+        char note[700];
+
+        snprintf(note, sizeof(note), "%s: ProvisioningRequest %s (attempt %d)%s%s",
+                 u.state == GQ_CHECK_PENDING ? "waiting for capacity"
+                 : u.state == GQ_CHECK_READY ? "capacity provisioned"
+                 : u.state == GQ_CHECK_RETRY ? "provisioning failed, will retry"
+                                             : "provisioning rejected",
+                 r->name, (int)r->attempt, u.message[0] ? ": " : "", u.message);
+        rc = gq__store_set_note(st, r->workload_id, "UnsatisfiedAdmissionChecks", note, err);
+    }
+    return rc == GQ_OK ? 1 : rc;
+}
+
+/* Columns: state. */
+static int all_ready_row(int n, const char *const *v, void *payload)
+{
+    bool *ready = payload;
+
+    (void)n;
+    *ready = *ready && strcmp(v[0], "Ready") == 0;
+    return 0;
+}
+
+int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t now,
+                           struct gq_decisions *d, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.workload_id, p.check_name, p.attempt, p.status, c.state, c.message, "
+        "c.retry_count, p.name FROM provisioning_requests p JOIN workload_checks c "
+        "ON c.workload_id = p.workload_id AND c.name = p.check_name "
+        "WHERE p.deleted_at IS NULL AND p.status IS NOT NULL ORDER BY p.workload_id";
+    static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
+    struct sync_rows rows = {NULL, 0, 0, false};
+    char idbuf[24];
+    const char *id = idbuf;
+    size_t i;
+    int rc, w;
+
+    rc = gq__store_query(st, sql, NULL, 0, sync_row, &rows, err);
+    if (rows.failed)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
+    for (i = 0; rc == GQ_OK && i < rows.n; i++) {
+        bool ready = true;
+
+        if ((rc = sync_one(st, s, &rows.v[i], now, err)) <= 0)
+            continue;
+        /* The check changed: are they all Ready now? */
+        snprintf(idbuf, sizeof(idbuf), "%lld", (long long)rows.v[i].workload_id);
+        rc = gq__store_query(st, checks_sql, &id, 1, all_ready_row, &ready, err);
+        w = gq__snapshot_find(s, rows.v[i].workload_id);
+        if (rc == GQ_OK && ready && w >= 0 && gq__admit_checks_ready(s, w, d) < 0)
+            rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    rows_free(&rows);
     return rc;
 }

@@ -96,6 +96,15 @@ struct gq_provreq_doc {
 int gq__manifest_provreq(const char *workload_spec, const struct gq_provreq_doc *d,
                          char **request_out, char **templates_out, gq_error *err);
 
+/*
+ * A ProvisioningRequest's status JSON ({conditions: [...]}) read into out;
+ * its messages point into *keep, released with gq__manifest_release().
+ */
+struct gq_provreq_status;
+int gq__manifest_provreq_status(const char *status_json, struct gq_provreq_status *out,
+                                void **keep, gq_error *err);
+void gq__manifest_release(void *keep);
+
 /* metadata.annotations of a stored canonical spec. */
 int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err);
 

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "manifest_fields.h"
 #include "manifest_load.h"
+#include "provision.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -243,4 +244,48 @@ int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error
     }
     json_object_put(spec);
     return out->v || !n ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
+}
+
+/* A condition of a ProvisioningRequest's status by type: true if status "True". */
+static bool condition(json_object *conds, const char *type, bool *present, const char **message)
+{
+    size_t i;
+
+    for (i = 0; conds && i < json_object_array_length(conds); i++) {
+        json_object *c = json_object_array_get_idx(conds, i), *t = get(c, "type");
+        json_object *st = get(c, "status"), *m = get(c, "message");
+
+        if (!t || strcmp(json_object_get_string(t), type) != 0)
+            continue;
+        if (present)
+            *present = true;
+        if (message)
+            *message = m ? json_object_get_string(m) : "";
+        return st && strcmp(json_object_get_string(st), "True") == 0;
+    }
+    return false;
+}
+
+int gq__manifest_provreq_status(const char *status_json, struct gq_provreq_status *out,
+                                void **keep, gq_error *err)
+{
+    json_object *st = json_tokener_parse(status_json), *conds;
+
+    memset(out, 0, sizeof(*out));
+    *keep = NULL;
+    if (!st)
+        return gq__error(err, GQ_EIO, "unreadable ProvisioningRequest status");
+    conds = get(st, "conditions");
+    out->accepted = condition(conds, "Accepted", NULL, NULL);
+    out->provisioned = condition(conds, "Provisioned", &out->has_provisioned, &out->provisioned_msg);
+    out->failed = condition(conds, "Failed", NULL, &out->failed_msg);
+    out->booking_expired = condition(conds, "BookingExpired", NULL, &out->booking_msg);
+    out->capacity_revoked = condition(conds, "CapacityRevoked", NULL, &out->revoked_msg);
+    *keep = st; /* the messages point into it */
+    return GQ_OK;
+}
+
+void gq__manifest_release(void *keep)
+{
+    json_object_put(keep);
 }

@@ -199,6 +199,9 @@ int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, co
 int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep_checks,
                              int64_t now_ms, gq_error *err);
 
+/* Reserved -> admitted, every check Ready. GQ_ECONFLICT if it is not reserved. */
+int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);
+
 /* Why a workload that holds quota is not admitted yet (any state). */
 int gq__store_set_note(struct gq_store *st, int64_t id, const char *reason, const char *message,
                        gq_error *err);

@@ -202,3 +202,20 @@ int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep
     }
     return GQ_OK;
 }
+
+int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = 'admitted', reason = NULL, message = NULL, "
+        "updated_at = ?2 WHERE id = ?1 AND state = 'reserved'";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    int rc;
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    sqlite3_bind_int64(stmt, 2, now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        return rc;
+    return changed_one(st, id, err);
+}

@@ -67,3 +67,22 @@ $ gpuq list clusterqueues -o json | python3 -c 'import json,sys; q=json.load(sys
 > 0 0
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); print(c.execute("SELECT count(*), count(deleted_at) FROM provisioning_requests").fetchone(), c.execute("SELECT count(*) FROM workload_checks").fetchone())'
 > (1, 1) (0,)
+# Check states follow the request's conditions (kueue-semantics §3.6): the
+# provider's Provisioned=False message (GKE's ETA) is mirrored; Provisioned
+# makes the check Ready and the workload admitted. The conditions are written
+# here as a provider (the simulated cluster, or GKE) would.
+$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+~ job-sample-job-[0-9a-f]{5}
+$ gpuq schedule -q
+> 1 cycle: 1 admitted, 0 evicted
+$ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Accepted'"'"', '"'"'status'"'"', '"'"'True'"'"'), json_object('"'"'type'"'"', '"'"'Provisioned'"'"', '"'"'status'"'"', '"'"'False'"'"', '"'"'message'"'"', '"'"'ETA 2h'"'"'))) WHERE deleted_at IS NULL"""); c.commit()'
+$ gpuq schedule -q
+> 1 cycle: 0 admitted, 0 evicted
+$ gpuq list -o wide --no-headers
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +\d+s +\d+s +0 +1 +1 +waiting for capacity: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): ETA 2h
+$ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Provisioned'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'message'"'"', '"'"'Provisioned'"'"'))) WHERE deleted_at IS NULL"""); c.commit()'
+$ gpuq schedule
+~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} admitted: Admitted: every admission check is Ready
+> 1 cycle: 0 admitted, 0 evicted
+$ gpuq list -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; print(s["gpuq"]["state"], s["admissionChecks"][0]["state"], s["admissionChecks"][0]["message"])'
+> admitted Ready Provisioned
