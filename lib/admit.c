@@ -208,7 +208,26 @@ static int requeue_tree(struct gq_snapshot *s, int root)
 /* May w wait in its queue's heap at all? */
 static bool queueable(const struct gq_snapshot *s, const struct gq_snap_wl *wl)
 {
-    return wl->state == GQ_WS_PENDING && wl->cq >= 0 && wl->lq >= 0 && !s->lqs[wl->lq].stopped;
+    return wl->state == GQ_WS_PENDING && wl->cq >= 0 && wl->lq >= 0 &&
+           !s->lqs[wl->lq].stopped && wl->requeue_at <= s->now;
+}
+
+/* Workloads whose backoff has run out join their heaps. */
+static int ungate(struct gq_snapshot *s)
+{
+    size_t i;
+
+    for (i = 0; s->ngated && i < s->nwls; i++) {
+        struct gq_snap_wl *wl = &s->wls[i];
+
+        if (!wl->requeue_at || wl->requeue_at > s->now || wl->state != GQ_WS_PENDING)
+            continue;
+        wl->requeue_at = 0;
+        s->ngated--;
+        if (!wl->queued && queueable(s, wl) && heap_push(s, &s->cqs[wl->cq], (int)i) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Group the queues by cohort tree, so that preemption looks only at its own tree. */
@@ -263,6 +282,8 @@ int gq__admit_prepare(struct gq_snapshot *s)
         if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) && wl->cq >= 0 &&
             holders_add(&s->cqs[wl->cq], (int)i) < 0)
             return -1;
+        if (wl->state == GQ_WS_PENDING && wl->requeue_at > s->now)
+            s->ngated++;
         if (queueable(s, wl) && heap_push(s, &s->cqs[wl->cq], (int)i) < 0)
             return -1;
     }
@@ -853,7 +874,8 @@ int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
     int rc = -1;
 
     s->cycle++;
-    if (!e || (s->cycle == 1 && notify(s, d) < 0) || heads(s, e, &n, d) < 0 ||
+    s->now = now;
+    if (!e || ungate(s) < 0 || (s->cycle == 1 && notify(s, d) < 0) || heads(s, e, &n, d) < 0 ||
         !(order = order_entries(s, e, n)))
         goto out;
     if (s->fair_sharing) {
@@ -905,6 +927,42 @@ int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d)
     set_text(&wl->reason, NULL);
     set_text(&wl->message, NULL);
     return decide(d, GQ_DEC_READY, w, NULL, NULL) ? 0 : -1;
+}
+
+int gq__admit_check_retry(struct gq_snapshot *s, int w, int64_t requeue_at, const char *message,
+                          struct gq_decisions *d)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+    char msg[600];
+
+    if (wl->state != GQ_WS_RESERVED && wl->state != GQ_WS_ADMITTED)
+        return 0;
+    wl->requeue_at = requeue_at > s->now ? requeue_at : 0;
+    s->ngated += wl->requeue_at != 0;
+    snprintf(msg, sizeof(msg), "Evicted due to AdmissionCheck in Retry state: %s", message);
+    if (evict(s, w, "AdmissionCheck", NULL, -1, msg, d) < 0)
+        return -1;
+    d->v[d->n - 1].requeue_at = wl->requeue_at;
+    return 0;
+}
+
+int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
+                           struct gq_decisions *d)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+
+    if (wl->state != GQ_WS_RESERVED && wl->state != GQ_WS_ADMITTED)
+        return 0;
+    gq__uses_apply(s, wl->cq, &wl->held, -1);
+    wl->held.n = 0;
+    holders_remove(&s->cqs[wl->cq], w);
+    wl->state = GQ_WS_GONE;
+    if (set_text(&wl->reason, "DeactivatedDueToAdmissionCheck") < 0 ||
+        set_text(&wl->message, message) < 0 ||
+        !decide(d, GQ_DEC_DEACTIVATE, w, "DeactivatedDueToAdmissionCheck", message))
+        return -1;
+    d->evicted++;
+    return requeue_tree(s, tree_root(s, s->cqs[wl->cq].node));
 }
 
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)

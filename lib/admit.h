@@ -174,6 +174,7 @@ struct gq_snap_wl {
     bool evicted;                 /* requeued after an eviction (Evicted=True) */
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
     uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
+    int64_t requeue_at;           /* may not queue before this (ms); 0: now */
 };
 
 struct gq_snapshot {
@@ -202,6 +203,8 @@ struct gq_snapshot {
     bool fs_final_share, fs_initial_share; /* preemption strategies */
     int res_pods;                 /* index of "pods", or -1 */
     uint64_t cycle;               /* cycles run */
+    int64_t now;                  /* the time of the cycle in hand (ms) */
+    size_t ngated;                /* pending workloads waiting for their requeue_at */
 };
 
 /* ------------------------------------------------------------ decisions */
@@ -211,6 +214,7 @@ enum gq_decision_kind {
     GQ_DEC_EVICT,      /* preempted or drained: quota released, requeued */
     GQ_DEC_PENDING,    /* still waiting: reason and message changed */
     GQ_DEC_READY,      /* quota was reserved; every admission check is Ready: admitted */
+    GQ_DEC_DEACTIVATE, /* an admission check rejected it: quota released, inactive */
 };
 
 struct gq_decision {
@@ -220,6 +224,7 @@ struct gq_decision {
     char message[512];
     const char *preempted_reason; /* InClusterQueue ... for an eviction, else NULL */
     int by;                       /* the preemptor for an eviction, else -1 */
+    int64_t requeue_at;           /* an eviction that waits before queueing again, else 0 */
 };
 
 struct gq_decisions {
@@ -251,6 +256,16 @@ int gq__snapshot_find(const struct gq_snapshot *s, int64_t id);
 
 /* A reserved workload whose checks are all Ready becomes admitted. -1 on ENOMEM. */
 int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d);
+
+/*
+ * An admission check in Retry: the workload is evicted (reason AdmissionCheck)
+ * and may queue again at requeue_at. In Rejected: it is deactivated, its
+ * quota released. -1 on ENOMEM.
+ */
+int gq__admit_check_retry(struct gq_snapshot *s, int w, int64_t requeue_at, const char *message,
+                          struct gq_decisions *d);
+int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
+                           struct gq_decisions *d);
 
 /* Evict everything a HoldAndDrain queue holds; decisions appended. */
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);

@@ -160,14 +160,21 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
             rc = persist_admit(st, e, x, err);
             break;
         case GQ_DEC_EVICT:
-            rc = gq__store_evict(st, wl->id, x->reason, x->message, x->preempted_reason, e->now,
-                                 err);
+            rc = gq__store_evict(st, wl->id, x->reason, x->message, x->preempted_reason,
+                                 x->requeue_at, e->now, err);
             if (rc == GQ_OK)
                 rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal",
                                      x->reason, x->message, "admitted", "pending", e->now, err);
             break;
         case GQ_DEC_PENDING:
             rc = gq__store_set_reason(st, wl->id, x->reason, x->message, err);
+            break;
+        case GQ_DEC_DEACTIVATE:
+            rc = gq__store_deactivate(st, wl->id, x->reason, x->message, e->now, err);
+            if (rc == GQ_OK)
+                rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Warning",
+                                     "AdmissionCheckRejected", x->message, "reserved",
+                                     "deactivated", e->now, err);
             break;
         case GQ_DEC_READY:
             rc = gq__store_checks_ready(st, wl->id, e->now, err);
@@ -246,7 +253,9 @@ static int report(struct engine *e, uint64_t cycle, gq_schedule_fn fn, void *pay
             flavors_text(&e->s, wl, flavors, sizeof(flavors));
             c.flavors = flavors;
         } else {
-            c.what = x->kind == GQ_DEC_EVICT ? "evicted" : "pending";
+            c.what = x->kind == GQ_DEC_EVICT         ? "evicted"
+                     : x->kind == GQ_DEC_DEACTIVATE ? "deactivated"
+                                                    : "pending";
         }
         if ((rc = fn(&c, payload)) != 0)
             return rc;

@@ -276,7 +276,7 @@ static uint64_t shape_of(const char *podsets)
 /*
  * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
  * priority, state, reason, message, podsets, queued_at, admitted_at,
- * evicted_reason.
+ * evicted_reason, requeue_at.
  */
 static int wl_row(int n, const char *const *v, void *p)
 {
@@ -304,6 +304,7 @@ static int wl_row(int n, const char *const *v, void *p)
     wl->reserved_ms = num(v[13]);
     wl->evicted = v[14] != NULL;
     wl->shape = shape_of(v[11]);
+    wl->requeue_at = num(v[15]);
     if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
         return nomem(l);
     if (v[5]) {
@@ -371,7 +372,8 @@ static const struct {
     {"SELECT name, spec FROM namespaces ORDER BY name", ns_row},
     {"SELECT spec FROM configurations", config_row},
     {"SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, state, "
-     "reason, message, podsets, queued_at, admitted_at, evicted_reason FROM workloads "
+     "reason, message, podsets, queued_at, admitted_at, evicted_reason, requeue_at "
+     "FROM workloads "
      "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id",
      wl_row},
     {"SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "

@@ -222,6 +222,7 @@ static int one_check(struct gq_store *st, const struct gq_snapshot *s, const str
 {
     struct gq_object prc;
     bool mine, found;
+    int32_t retries;
     int rc;
 
     if ((rc = gq__store_set_check(st, wl->id, check, "Pending", "", now, err)) != GQ_OK ||
@@ -230,8 +231,8 @@ static int one_check(struct gq_store *st, const struct gq_snapshot *s, const str
     if (!found)
         rc = gq__store_set_check(st, wl->id, check, "Pending", "the check is not active", now,
                                  err);
-    else
-        rc = create(st, s, wl, check, &prc.u.prc, 1, now, note, notelen, err);
+    else if ((rc = gq__store_check_retries(st, wl->id, check, &retries, err)) == GQ_OK)
+        rc = create(st, s, wl, check, &prc.u.prc, retries + 1, now, note, notelen, err);
 out:
     gq__object_clear(&prc);
     return rc;
@@ -323,7 +324,7 @@ static int strategy(struct gq_store *st, const char *check, struct gq_provisioni
 
 /* One request's status into its check (Kueue's syncCheckStates). 1: the check changed. */
 static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const struct sync_row *r,
-                    int64_t now, gq_error *err)
+                    int64_t now, struct gq_check_update *up, gq_error *err)
 {
     struct gq_provisioning_config cfg;
     struct gq_provreq_status status;
@@ -361,6 +362,7 @@ static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const stru
                  r->name, (int)r->attempt, u.message[0] ? ": " : "", u.message);
         rc = gq__store_set_note(st, r->workload_id, "UnsatisfiedAdmissionChecks", note, err);
     }
+    *up = u;
     return rc == GQ_OK ? 1 : rc;
 }
 
@@ -393,14 +395,27 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
     if (rows.failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
+        struct gq_check_update u;
         bool ready = true;
 
-        if ((rc = sync_one(st, s, &rows.v[i], now, err)) <= 0)
+        if ((rc = sync_one(st, s, &rows.v[i], now, &u, err)) <= 0)
             continue;
+        rc = GQ_OK;
+        w = gq__snapshot_find(s, rows.v[i].workload_id);
+        s->now = now;
+        if (u.state == GQ_CHECK_REJECTED) { /* deactivated, as Kueue's workload controller */
+            if (gq__admit_check_reject(s, w, u.message, d) < 0)
+                rc = gq__error(err, GQ_ENOMEM, "out of memory");
+            continue;
+        }
+        if (u.state == GQ_CHECK_RETRY) { /* evicted, back in the queue after the backoff */
+            if (gq__admit_check_retry(s, w, now + u.requeue_after_s * 1000, u.message, d) < 0)
+                rc = gq__error(err, GQ_ENOMEM, "out of memory");
+            continue;
+        }
         /* The check changed: are they all Ready now? */
         snprintf(idbuf, sizeof(idbuf), "%lld", (long long)rows.v[i].workload_id);
         rc = gq__store_query(st, checks_sql, &id, 1, all_ready_row, &ready, err);
-        w = gq__snapshot_find(s, rows.v[i].workload_id);
         if (rc == GQ_OK && ready && w >= 0 && gq__admit_checks_ready(s, w, d) < 0)
             rc = gq__error(err, GQ_ENOMEM, "out of memory");
     }

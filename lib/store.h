@@ -185,19 +185,35 @@ int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error 
  * eviction. GQ_ECONFLICT when it holds no quota any more.
  */
 int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
-                    const char *preempted_reason, int64_t now_ms, gq_error *err);
+                    const char *preempted_reason, int64_t requeue_at, int64_t now_ms,
+                    gq_error *err);
+
+/*
+ * An admission check rejected a workload holding quota: deactivated (spec
+ * active false), quota and requests released, the check states kept.
+ * GQ_ECONFLICT when it holds no quota.
+ */
+int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                         int64_t now_ms, gq_error *err);
+
+/* A check's retryCount (0 when the workload has no such check). */
+int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,
+                            int32_t *out, gq_error *err);
 
 /* Why a pending workload waits. GQ_ECONFLICT when it is no longer pending. */
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          gq_error *err);
 
-/*
- * A workload let go of its quota: its live ProvisioningRequests are marked
- * deleted, and its checks reset to Pending (keep_checks, an eviction) or
- * dropped (it ended).
- */
-int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep_checks,
-                             int64_t now_ms, gq_error *err);
+/* What becomes of a workload's checks when it lets go of its quota. */
+enum gq_checks_after {
+    GQ_CHECKS_RESET, /* an eviction: back to Pending (Retry counts one more retry) */
+    GQ_CHECKS_DROP,  /* it ended */
+    GQ_CHECKS_KEEP,  /* deactivated: the rejection stays visible */
+};
+
+/* A workload let go of its quota: its live ProvisioningRequests are marked deleted. */
+int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
+                             enum gq_checks_after after, int64_t now_ms, gq_error *err);
 
 /* Reserved -> admitted, every check Ready. GQ_ECONFLICT if it is not reserved. */
 int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);

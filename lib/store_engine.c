@@ -72,15 +72,27 @@ int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error 
     return GQ_OK;
 }
 
+/* Usage rows go with the state change that released them (one transaction). */
+static int drop_usage(struct gq_store *st, int64_t id, gq_error *err)
+{
+    static const char del[] = "DELETE FROM usage WHERE workload_id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, del, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    return gq__store_step_done(st, stmt, err);
+}
+
 int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
-                    const char *preempted_reason, int64_t now_ms, gq_error *err)
+                    const char *preempted_reason, int64_t requeue_at, int64_t now_ms,
+                    gq_error *err)
 {
     static const char upd[] =
         "UPDATE workloads SET state = 'pending', admission = NULL, reason = ?2, message = ?3, "
         "evicted_reason = ?2, evicted_message = ?3, preempted_reason = ?4, evicted_at = ?5, "
-        "evictions = evictions + 1, updated_at = ?5, admitted_at = NULL "
-        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
-    static const char del[] = "DELETE FROM usage WHERE workload_id = ?1";
+        "evictions = evictions + 1, updated_at = ?5, admitted_at = NULL, "
+        "requeue_at = nullif(?6, 0) WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
 
@@ -91,16 +103,12 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
     gq__bind_text(stmt, 3, message);
     gq__bind_text(stmt, 4, preempted_reason);
     sqlite3_bind_int64(stmt, 5, now_ms);
+    sqlite3_bind_int64(stmt, 6, requeue_at);
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
-        (rc = changed_one(st, id, err)) != GQ_OK)
-        return rc;
-    if (!(stmt = gq__store_stmt(st, del, err)))
-        return err ? err->code : GQ_EIO;
-    sqlite3_bind_int64(stmt, 1, id);
-    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        (rc = changed_one(st, id, err)) != GQ_OK || (rc = drop_usage(st, id, err)) != GQ_OK)
         return rc;
     /* Kueue resets the checks and deletes the requests on eviction. */
-    return gq__store_release_checks(st, id, true, now_ms, err);
+    return gq__store_release_checks(st, id, GQ_CHECKS_RESET, now_ms, err);
 }
 
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
@@ -177,22 +185,22 @@ int gq__store_set_note(struct gq_store *st, int64_t id, const char *reason, cons
     return gq__store_step_done(st, stmt, err);
 }
 
-int gq__store_release_checks(struct gq_store *st, int64_t workload_id, bool keep_checks,
-                             int64_t now_ms, gq_error *err)
+int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
+                             enum gq_checks_after after, int64_t now_ms, gq_error *err)
 {
     static const char del_pr[] = "UPDATE provisioning_requests SET deleted_at = ?2 "
                                  "WHERE workload_id = ?1 AND deleted_at IS NULL";
     static const char reset[] =
         "UPDATE workload_checks SET state = 'Pending', message = 'Reset to Pending after "
-        "eviction. Previously: ' || state, updated_at = ?2 WHERE workload_id = ?1 "
-        "AND state <> 'Pending'";
+        "eviction. Previously: ' || state, retry_count = retry_count + (state = 'Retry'), "
+        "updated_at = ?2 WHERE workload_id = ?1 AND state <> 'Pending'";
     static const char drop[] = "DELETE FROM workload_checks WHERE workload_id = ?1 AND ?2 = ?2";
-    const char *const sqls[] = {del_pr, keep_checks ? reset : drop};
+    const char *const sqls[] = {del_pr, after == GQ_CHECKS_RESET ? reset : drop};
     sqlite3_stmt *stmt;
-    size_t i;
+    size_t i, n = after == GQ_CHECKS_KEEP ? 1 : 2;
     int rc;
 
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < n; i++) {
         if (!(stmt = gq__store_stmt(st, sqls[i], err)))
             return err ? err->code : GQ_EIO;
         sqlite3_bind_int64(stmt, 1, workload_id);
@@ -218,4 +226,47 @@ int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_e
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
         return rc;
     return changed_one(st, id, err);
+}
+
+int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                         int64_t now_ms, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = 'deactivated', active = 0, admission = NULL, reason = ?2, "
+        "message = ?3, evicted_reason = ?2, evicted_message = ?3, evicted_at = ?4, "
+        "evictions = evictions + 1, updated_at = ?4, requeue_at = NULL "
+        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    int rc;
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, reason);
+    gq__bind_text(stmt, 3, message);
+    sqlite3_bind_int64(stmt, 4, now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
+        (rc = changed_one(st, id, err)) != GQ_OK || (rc = drop_usage(st, id, err)) != GQ_OK)
+        return rc;
+    /* The check states stay, so that the rejection and its reason remain visible. */
+    return gq__store_release_checks(st, id, GQ_CHECKS_KEEP, now_ms, err);
+}
+
+int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,
+                            int32_t *out, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT retry_count FROM workload_checks WHERE workload_id = ?1 AND name = ?2";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    int rc;
+
+    *out = 0;
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, workload_id);
+    gq__bind_text(stmt, 2, name);
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        *out = (int32_t)sqlite3_column_int(stmt, 0);
+    sqlite3_reset(stmt);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "query");
 }

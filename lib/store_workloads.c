@@ -456,7 +456,7 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
     }
     sqlite3_bind_int64(stmt, 1, l.id);
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
-        (rc = gq__store_release_checks(st, l.id, false, now_ms, err)) != GQ_OK)
+        (rc = gq__store_release_checks(st, l.id, GQ_CHECKS_DROP, now_ms, err)) != GQ_OK)
         goto out;
     rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Cancelled",
                          "cancelled by the user", l.state, "cancelled", now_ms, err);
