@@ -96,6 +96,25 @@ int cmd_schedule(struct global *g, int argc, char **argv)
     return EXIT_SUCCESS;
 }
 
+/* resume workload NAME: reactivate what an admission check rejected. */
+static int resume_workload(struct global *g, const char *name)
+{
+    gq_error err = {0, ""};
+    char *wl = NULL;
+    gq_db *db;
+    int rc;
+
+    if (!(db = cli_open(g)))
+        return EXIT_FAILURE;
+    rc = gq_workload_resume(db, cli_namespace(g), name, &wl, &err);
+    gq_db_close(db);
+    if (rc != GQ_OK)
+        return cli_fail(&err);
+    printf("workload/%s resumed\n", wl);
+    gq_free(wl);
+    return EXIT_SUCCESS;
+}
+
 /* stop and resume: kueuectl's words, HoldAndDrain unless --keep-already-running. */
 static int stop_or_resume(struct global *g, int argc, char **argv, bool stop)
 {
@@ -118,8 +137,11 @@ static int stop_or_resume(struct global *g, int argc, char **argv, bool stop)
         return EXIT_SUCCESS;
     }
     if (nargs != 2)
-        return cli_usage_error("%s needs clusterqueue|localqueue NAME", self->name);
+        return cli_usage_error("%s needs clusterqueue|localqueue%s NAME", self->name,
+                               stop ? "" : "|workload");
     resource = gq_resource_name(argv[0]);
+    if (!stop && resource && strcmp(resource, "workload") == 0)
+        return resume_workload(g, argv[1]);
     if (!resource || (strcmp(resource, "clusterqueue") && strcmp(resource, "localqueue")))
         return cli_usage_error("cannot %s \"%s\": only clusterqueue and localqueue", self->name,
                                argv[0]);

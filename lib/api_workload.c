@@ -279,6 +279,7 @@ struct cancel {
     const char *name;
     int64_t now_ms;
     char *cancelled;
+    bool resume; /* reactivate instead */
 };
 
 static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
@@ -289,15 +290,17 @@ static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
 
     free(c->cancelled);
     c->cancelled = NULL;
+    if (c->resume)
+        return gq__store_reactivate_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, err);
     rc = gq__store_cancel_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, &from, err);
     free(from);
     return rc;
 }
 
-int gq_workload_cancel(gq_db *db, const char *namespace, const char *name, char **name_out,
-                       gq_error *err)
+static int cancel_or_resume(gq_db *db, const char *namespace, const char *name, bool resume,
+                            char **name_out, gq_error *err)
 {
-    struct cancel c = {namespace ? namespace : "default", name, gq__now_ms(), NULL};
+    struct cancel c = {namespace ? namespace : "default", name, gq__now_ms(), NULL, resume};
     int rc = gq__store_write(db->st, cancel_txn, &c, err);
 
     if (rc == GQ_OK && name_out)
@@ -305,6 +308,18 @@ int gq_workload_cancel(gq_db *db, const char *namespace, const char *name, char 
     else
         free(c.cancelled);
     return rc;
+}
+
+int gq_workload_cancel(gq_db *db, const char *namespace, const char *name, char **name_out,
+                       gq_error *err)
+{
+    return cancel_or_resume(db, namespace, name, false, name_out, err);
+}
+
+int gq_workload_resume(gq_db *db, const char *namespace, const char *name, char **name_out,
+                       gq_error *err)
+{
+    return cancel_or_resume(db, namespace, name, true, name_out, err);
 }
 
 /* ------------------------------------------------------------------ paths */

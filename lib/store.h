@@ -130,6 +130,13 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
                               int64_t now_ms, char **name_out, char **from_state,
                               gq_error *err);
 
+/*
+ * Reactivate a deactivated workload (Kueue's spec.active back to true): it
+ * queues again from scratch. GQ_ENOTFOUND; GQ_ECONFLICT if not deactivated.
+ */
+int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const char *name,
+                                  int64_t now_ms, char **name_out, gq_error *err);
+
 /* Record an event (append-only history). */
 int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,
                     const char *uid, const char *type, const char *reason, const char *message,

@@ -424,6 +424,30 @@ out:
     return rc;
 }
 
+/*
+ * Find the live workload ns/name and move it with upd (?1 id, ?2 now), a
+ * guarded UPDATE; GQ_ECONFLICT, without a message, when the guard let
+ * nothing through (the caller says why, with l's name and state).
+ */
+#define MOVE_REFUSED 1
+
+static int find_and_move(struct gq_store *st, const char *ns, const char *name,
+                         const char *upd, int64_t now_ms, struct live *l, gq_error *err)
+{
+    sqlite3_stmt *stmt;
+    int rc;
+
+    if ((rc = find_live(st, ns, name, NULL, false, l, err)) != GQ_OK)
+        return rc;
+    if (!(stmt = gq__store_stmt(st, upd, err)))
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, l->id);
+    sqlite3_bind_int64(stmt, 2, now_ms);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
+        return rc;
+    return sqlite3_changes(st->db) == 0 ? MOVE_REFUSED : GQ_OK;
+}
+
 int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *name,
                               int64_t now_ms, char **name_out, char **from_state, gq_error *err)
 {
@@ -435,20 +459,11 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
     struct live l;
     int rc;
 
-    if ((rc = find_live(st, ns, name, NULL, false, &l, err)) != GQ_OK)
-        return rc;
-    if (!(stmt = gq__store_stmt(st, upd_sql, err))) {
-        rc = err ? err->code : GQ_EIO;
-        goto out;
-    }
-    sqlite3_bind_int64(stmt, 1, l.id);
-    sqlite3_bind_int64(stmt, 2, now_ms);
-    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
-        goto out;
-    if (sqlite3_changes(st->db) == 0) {
+    memset(&l, 0, sizeof(l));
+    if ((rc = find_and_move(st, ns, name, upd_sql, now_ms, &l, err)) == MOVE_REFUSED)
         rc = gq__error(err, GQ_ECONFLICT, "workload \"%s\" has already %s", l.name, l.state);
+    if (rc != GQ_OK)
         goto out;
-    }
     /* Only the transition above releases quota, so it is released once. */
     if (!(stmt = gq__store_stmt(st, usage_sql, err))) {
         rc = err ? err->code : GQ_EIO;
@@ -464,6 +479,35 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
         *name_out = l.name;
         *from_state = l.state;
         l.name = l.state = NULL;
+    }
+out:
+    live_free(&l);
+    return rc;
+}
+
+int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const char *name,
+                                  int64_t now_ms, char **name_out, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = 'pending', active = 1, reason = 'Reactivated', "
+        "message = 'The workload was reactivated', requeue_at = NULL, updated_at = ?2 "
+        "WHERE id = ?1 AND state = 'deactivated'";
+    struct live l;
+    int rc;
+
+    memset(&l, 0, sizeof(l));
+    if ((rc = find_and_move(st, ns, name, upd, now_ms, &l, err)) == MOVE_REFUSED)
+        rc = gq__error(err, GQ_ECONFLICT, "workload \"%s\" is %s, not deactivated", l.name,
+                       l.state);
+    if (rc != GQ_OK)
+        goto out;
+    /* A fresh start: Kueue clears requeueState; the check history goes with it. */
+    if ((rc = gq__store_release_checks(st, l.id, GQ_CHECKS_DROP, now_ms, err)) == GQ_OK)
+        rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Reactivated",
+                             "reactivated by the user", "deactivated", "pending", now_ms, err);
+    if (rc == GQ_OK) {
+        *name_out = l.name;
+        l.name = NULL;
     }
 out:
     live_free(&l);

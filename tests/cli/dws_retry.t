@@ -54,3 +54,13 @@ $ python3 $TMP/provider.py show
 > ('deactivated', None) ('Rejected', 3) 0
 $ gpuq list clusterqueues -o json | python3 -c 'import json,sys; q=json.load(sys.stdin)["items"][0]["status"]; print(q["reservingWorkloads"], q["admittedWorkloads"])'
 > 0 0
+# gpuq resume workload (kueuectl's resume workload) queues it again from scratch.
+$ gpuq resume workload sample-job
+~ workload/job-sample-job-[0-9a-f]{5} resumed
+$ gpuq resume workload sample-job
+!~ error: workload "job-sample-job-[0-9a-f]{5}" is pending, not deactivated
+? 1
+$ gpuq schedule -q
+> 1 cycle: 1 admitted, 0 evicted
+$ gpuq list -o wide --no-headers
+~ .* +QUOTARESERVED .*waiting for capacity: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\)

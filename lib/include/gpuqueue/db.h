@@ -204,6 +204,15 @@ GQ_EXTERN int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_w
 GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *namespace, const char *name,
                                  char **name_out, gq_error *err);
 
+/**
+ * Reactivate a workload an admission check rejected (Kueue's resume workload:
+ * spec.active back to true); it queues again from scratch.
+ * @param[out] name_out the workload's name (gq_free), may be NULL
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it is not deactivated.
+ */
+GQ_EXTERN int gq_workload_resume(gq_db *db, const char *namespace, const char *name,
+                                 char **name_out, gq_error *err);
+
 /* --------------------------------------------------------------- queues */
 
 /* One queue object, as listing shows it. Strings are borrowed for the callback. */
