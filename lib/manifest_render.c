@@ -1065,6 +1065,154 @@ static int provreq_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
+/* ------------------------------------------------------------ the release */
+
+static json_object *jget(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Columns: spec (a ResourceFlavor's canonical JSON). */
+static int flavor_spec_row(int n, const char *const *v, void *payload)
+{
+    json_object **out = payload;
+
+    (void)n;
+    json_object_put(*out);
+    *out = json_tokener_parse(v[0]);
+    return 0;
+}
+
+/* key=value into obj[key] (an object created when missing). */
+static void merge_into(json_object *parent, const char *key, json_object *from)
+{
+    json_object *to = child(parent, key, json_type_object);
+
+    json_object_object_foreach(from, k, val) {
+        json_object_object_add(to, k, json_object_get(val));
+    }
+}
+
+/* The flavor's tolerations appended to the pod spec's, each once. */
+static void add_tolerations(json_object *pspec, json_object *tols)
+{
+    json_object *have = child(pspec, "tolerations", json_type_array);
+    size_t i, j;
+
+    for (i = 0; i < json_object_array_length(tols); i++) {
+        json_object *t = json_object_array_get_idx(tols, i);
+        bool dup = false;
+
+        for (j = 0; j < json_object_array_length(have) && !dup; j++)
+            dup = json_object_equal(json_object_array_get_idx(have, j), t);
+        if (!dup)
+            json_object_array_add(have, json_object_get(t));
+    }
+}
+
+/*
+ * One pod set as the Job runs it once admitted (Kueue's startJob, §2.11 and
+ * §3.8): the pristine template, the assigned flavor's nodeLabels in its
+ * nodeSelector and its tolerations, the label kueue.x-k8s.io/podset, and
+ * the provisioning requests' podSetUpdates annotations.
+ */
+static json_object *released(struct render *r, json_object *tmpl, const char *podset,
+                             const char *flavor, json_object *prs)
+{
+    static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
+    json_object *t = NULL, *f = NULL, *pspec, *meta, *fspec;
+    size_t i;
+
+    if (!tmpl || json_object_deep_copy(tmpl, &t, NULL) != 0)
+        return NULL;
+    pspec = child(t, "spec", json_type_object);
+    meta = child(t, "metadata", json_type_object);
+    if (flavor && gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 &&
+        (fspec = jget(f, "spec")) != NULL) {
+        if (json_object_is_type(jget(fspec, "nodeLabels"), json_type_object))
+            merge_into(pspec, "nodeSelector", jget(fspec, "nodeLabels"));
+        if (json_object_is_type(jget(fspec, "tolerations"), json_type_array))
+            add_tolerations(pspec, jget(fspec, "tolerations"));
+    }
+    json_object_put(f);
+    json_object_object_add(child(meta, "labels", json_type_object), "kueue.x-k8s.io/podset",
+                           json_object_new_string(podset));
+    for (i = 0; prs && i < json_object_array_length(prs); i++) {
+        json_object *o = json_object_array_get_idx(prs, i), *ann;
+
+        const char *kind = json_object_get_string(jget(o, "kind"));
+
+        if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
+            continue;
+        ann = child(meta, "annotations", json_type_object);
+        json_object_object_add(ann, "autoscaling.x-k8s.io/consume-provisioning-request",
+                               json_object_get(jget(jget(o, "metadata"), "name")));
+        json_object_object_add(ann, "autoscaling.x-k8s.io/provisioning-class-name",
+                               json_object_get(jget(jget(o, "spec"), "provisioningClassName")));
+    }
+    return t;
+}
+
+/* The pristine template of a pod set in the Workload's spec. */
+static json_object *pristine(json_object *root, const char *podset)
+{
+    json_object *sets = jget(jget(root, "spec"), "podSets");
+    size_t i;
+
+    for (i = 0; sets && i < json_object_array_length(sets); i++) {
+        json_object *ps = json_object_array_get_idx(sets, i);
+
+        const char *name = json_object_get_string(jget(ps, "name"));
+
+        if (name && strcmp(name, podset) == 0)
+            return jget(ps, "template");
+    }
+    return NULL;
+}
+
+/*
+ * status.gpuq.release for an admitted workload: suspend false and each pod
+ * set's template as the Job gets it. Derived when shown, never stored: an
+ * eviction restores the pristine template simply by the workload no longer
+ * being admitted.
+ */
+static void wl_release(struct render *r, json_object *root, json_object *prs)
+{
+    json_object *status = jget(root, "status"), *g = jget(status, "gpuq");
+    json_object *sets = jget(jget(status, "admission"), "podSetAssignments");
+    json_object *rel, *out;
+    size_t i;
+
+    if (!g || !sets)
+        return;
+    rel = json_object_new_object();
+    out = json_object_new_array();
+    json_object_object_add(rel, "suspend", json_object_new_boolean(0));
+    for (i = 0; i < json_object_array_length(sets); i++) {
+        json_object *a = json_object_array_get_idx(sets, i), *ps, *t, *fls = jget(a, "flavors");
+        const char *name = json_object_get_string(jget(a, "name")), *flavor = NULL;
+
+        if (!name)
+            continue;
+        if (fls && json_object_is_type(fls, json_type_object)) {
+            json_object_object_foreach(fls, res, fl) {
+                (void)res;
+                flavor = flavor ? flavor : json_object_get_string(fl);
+            }
+        }
+        if (!(t = released(r, pristine(root, name), name, flavor, prs)))
+            continue;
+        ps = json_object_new_object();
+        json_object_object_add(ps, "name", json_object_new_string(name));
+        json_object_object_add(ps, "template", t);
+        json_object_array_add(out, ps);
+    }
+    json_object_object_add(rel, "podSets", out);
+    json_object_object_add(g, "release", rel);
+}
+
 /*
  * A workload holding quota: Kueue's status.admissionChecks, and the
  * ProvisioningRequests and PodTemplates gpuq created for it, as the objects
@@ -1094,6 +1242,8 @@ static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *
         json_object_object_add(status, "admissionChecks", json_object_get(checks));
     if (json_object_array_length(prs) && json_object_object_get_ex(status, "gpuq", &g))
         json_object_object_add(g, "provisioningRequests", json_object_get(prs));
+    if (rc == GQ_OK && strcmp(wl->state, "reserved") != 0)
+        wl_release(r, root, prs);
     json_object_put(checks);
     json_object_put(prs);
     return rc;

@@ -86,3 +86,7 @@ $ gpuq schedule
 > 1 cycle: 0 admitted, 0 evicted
 $ gpuq list -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; print(s["gpuq"]["state"], s["admissionChecks"][0]["state"], s["admissionChecks"][0]["message"])'
 > admitted Ready Provisioned
+# Released: suspend false, and the template carries the podSetUpdates
+# annotations and the podset label (kueue-semantics §2.11, §3.8).
+$ gpuq list -o json | python3 -c 'import json,sys; r=json.load(sys.stdin)["items"][0]["status"]["gpuq"]["release"]; m=r["podSets"][0]["template"]["metadata"]; print(r["suspend"], m["labels"]["kueue.x-k8s.io/podset"], m["annotations"]["autoscaling.x-k8s.io/provisioning-class-name"], m["annotations"]["autoscaling.x-k8s.io/consume-provisioning-request"][-11:])'
+> False main queued-provisioning.gke.io -dws-prov-1

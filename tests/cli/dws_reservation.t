@@ -18,3 +18,8 @@ $ gpuq list -o json | python3 -c 'import json,sys; [print(w["spec"]["podSets"][0
 > 4 admitted reservation []
 > 4 admitted reservation []
 > 4 reserved dws ['dws-prov-1', 'rov-1-main']
+# An admitted job runs on its flavor's nodes: the reservation's node label.
+$ gpuq list -o json | python3 -c 'import json,sys; [print(w["status"]["gpuq"].get("release", {}).get("podSets", [{}])[0].get("template", {}).get("spec", {}).get("nodeSelector")) for w in json.load(sys.stdin)["items"]]'
+> {'cloud.google.com/gke-nodepool': 'reservation-nodepool'}
+> {'cloud.google.com/gke-nodepool': 'reservation-nodepool'}
+> None
