@@ -1,0 +1,230 @@
+/*
+ * sim.c: the simulated cluster's provisioning (see sim.h). Pure.
+ */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h"
+
+/* xorshift64*: small, fast, and the same sequence for the same seed everywhere. */
+static uint64_t next(struct gq_sim *s)
+{
+    s->rng ^= s->rng >> 12;
+    s->rng ^= s->rng << 25;
+    s->rng ^= s->rng >> 27;
+    return s->rng * 2685821657736338717ull;
+}
+
+/* A delay around mean: uniform in [mean/2, 3 mean/2]. */
+static int64_t jitter(struct gq_sim *s, int64_t mean)
+{
+    if (mean <= 1)
+        return mean;
+    return mean / 2 + (int64_t)(next(s) % (uint64_t)mean);
+}
+
+static int copy_kvs(struct gq_kvs *dst, const struct gq_kvs *src)
+{
+    size_t i;
+
+    dst->n = 0;
+    if (!(dst->v = calloc(src->n + 1, sizeof(*dst->v))))
+        return -1;
+    for (i = 0; i < src->n; i++) {
+        dst->v[i].key = strdup(src->v[i].key);
+        dst->v[i].value = strdup(src->v[i].value);
+        dst->n++;
+        if (!dst->v[i].key || !dst->v[i].value)
+            return -1;
+    }
+    return 0;
+}
+
+int gq__sim_init(struct gq_sim *s, const struct gq_sim_pool *pools, size_t npools, uint64_t seed)
+{
+    size_t i;
+
+    memset(s, 0, sizeof(*s));
+    s->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+    s->pools = calloc(npools + 1, sizeof(*s->pools));
+    s->used = calloc(npools + 1, sizeof(*s->used));
+    if (!s->pools || !s->used)
+        return -1;
+    for (i = 0; i < npools; i++) {
+        s->pools[i] = pools[i];
+        s->pools[i].labels.v = NULL;
+        s->npools++;
+        if (!(s->pools[i].name = strdup(pools[i].name)) ||
+            copy_kvs(&s->pools[i].labels, &pools[i].labels) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void gq__sim_free(struct gq_sim *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->npools; i++) {
+        free(s->pools[i].name);
+        gq__kvs_clear(&s->pools[i].labels);
+    }
+    for (i = 0; i < s->nreqs; i++)
+        free(s->reqs[i].name);
+    free(s->pools);
+    free(s->used);
+    free(s->reqs);
+    memset(s, 0, sizeof(*s));
+}
+
+static const char *label(const struct gq_kvs *m, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < m->n; i++)
+        if (strcmp(m->v[i].key, key) == 0)
+            return m->v[i].value;
+    return NULL;
+}
+
+/* Every key the pods select is a label of the pool, with that value. */
+static bool selects(const struct gq_sim_pool *p, const struct gq_kvs *selector)
+{
+    size_t i;
+
+    for (i = 0; selector && i < selector->n; i++) {
+        const char *have = label(&p->labels, selector->v[i].key);
+
+        if (!have || strcmp(have, selector->v[i].value) != 0)
+            return false;
+    }
+    return true;
+}
+
+int gq__sim_find(const struct gq_sim *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->nreqs; i++)
+        if (strcmp(s->reqs[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int gq__sim_request(struct gq_sim *s, const char *name, const struct gq_kvs *selector,
+                    int32_t gpus, int64_t max_run_ms, int64_t now)
+{
+    struct gq_sim_request *r;
+    size_t i;
+
+    if (gq__grow(&s->reqs, &s->capreqs, s->nreqs, sizeof(*s->reqs)) < 0)
+        return -1;
+    r = &s->reqs[s->nreqs];
+    memset(r, 0, sizeof(*r));
+    if (!(r->name = strdup(name)))
+        return -1;
+    r->pool = -1;
+    r->created_ms = now;
+    r->max_run_ms = max_run_ms;
+    for (i = 0; i < s->npools && r->pool < 0; i++)
+        if (selects(&s->pools[i], selector))
+            r->pool = (int)i;
+    if (r->pool < 0) {
+        r->state = GQ_SIM_FAILED;
+        snprintf(r->message, sizeof(r->message), "no node pool matches the pods' nodeSelector");
+    } else {
+        int32_t per = s->pools[r->pool].gpus_per_node > 0 ? s->pools[r->pool].gpus_per_node : 1;
+
+        r->nodes = gpus > 0 ? (gpus + per - 1) / per : 1;
+        r->state = GQ_SIM_ACCEPTED;
+        snprintf(r->message, sizeof(r->message),
+                 "Waiting for resources. Currently there are not enough resources available "
+                 "to fulfill the request.");
+    }
+    return (int)s->nreqs++;
+}
+
+void gq__sim_consume(struct gq_sim *s, int req)
+{
+    if (req >= 0)
+        s->reqs[req].consumed = true;
+}
+
+/* Give back what a request holds. */
+static void release(struct gq_sim *s, struct gq_sim_request *r)
+{
+    if (r->pool >= 0 && (r->ready_ms || r->provisioned_ms)) {
+        s->used[r->pool] -= r->nodes;
+        r->ready_ms = r->provisioned_ms = 0;
+    }
+}
+
+void gq__sim_delete(struct gq_sim *s, int req)
+{
+    struct gq_sim_request *r;
+
+    if (req < 0)
+        return;
+    r = &s->reqs[req];
+    if (r->state == GQ_SIM_ACCEPTED || r->state == GQ_SIM_PROVISIONED)
+        release(s, r);
+    r->state = GQ_SIM_FAILED; /* gone: no further transitions */
+    r->pool = -1;
+}
+
+static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
+{
+    const struct gq_sim_pool *p = r->pool >= 0 ? &s->pools[r->pool] : NULL;
+
+    if (!p)
+        return false;
+    if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && !p->stockout &&
+        s->used[r->pool] + r->nodes <= p->max_nodes) {
+        s->used[r->pool] += r->nodes; /* the nodes are being created, all at once */
+        r->ready_ms = now + jitter(s, p->provision_ms);
+    }
+    if (r->state == GQ_SIM_ACCEPTED && r->ready_ms && now >= r->ready_ms) {
+        r->state = GQ_SIM_PROVISIONED;
+        r->provisioned_ms = r->ready_ms;
+        snprintf(r->message, sizeof(r->message),
+                 "Provisioning Request was successfully provisioned.");
+        return true;
+    }
+    if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && p->fail_after_ms &&
+        now - r->created_ms >= p->fail_after_ms) {
+        r->state = GQ_SIM_FAILED;
+        snprintf(r->message, sizeof(r->message),
+                 "max cluster limit reached, nodepools out of resources: %s", p->name);
+        return true;
+    }
+    if (r->state == GQ_SIM_PROVISIONED && !r->consumed &&
+        now - r->provisioned_ms >= GQ_SIM_BOOKING_MS) {
+        release(s, r);
+        r->state = GQ_SIM_BOOKING_EXPIRED;
+        snprintf(r->message, sizeof(r->message), "Capacity booking for the Provisioning Request "
+                                                 "has expired and the nodes are now candidates "
+                                                 "for scale down when underutilized.");
+        return true;
+    }
+    if (r->state == GQ_SIM_PROVISIONED && r->max_run_ms &&
+        now - r->provisioned_ms >= r->max_run_ms) {
+        release(s, r);
+        r->state = GQ_SIM_REVOKED;
+        snprintf(r->message, sizeof(r->message), "Max run duration of %lld s was reached",
+                 (long long)(r->max_run_ms / 1000));
+        return true;
+    }
+    return false;
+}
+
+size_t gq__sim_advance(struct gq_sim *s, int64_t now)
+{
+    size_t i, changed = 0;
+
+    for (i = 0; i < s->nreqs; i++) /* creation order: first come, first provisioned */
+        changed += step(s, &s->reqs[i], now);
+    return changed;
+}

@@ -1,0 +1,91 @@
+/*
+ * sim.h: the simulated cluster's provisioning (DESIGN.md "sim"; issue 4):
+ * node pools and a provisioning class that behaves like GKE's
+ * queued-provisioning.gke.io (kueue-semantics.md §4.3, §4.4): a request is
+ * Accepted, then Provisioned all at once when its pool can create every
+ * node it needs, after the pool's delay; a pool that is stocked out leaves
+ * it waiting (or fails it after a while); capacity that nothing consumes
+ * within 10 minutes of Provisioned is taken back (BookingExpired), and
+ * capacity is revoked at maxRunDurationSeconds (CapacityRevoked). Pure: a
+ * virtual clock passed in, a seeded random generator, no I/O.
+ */
+#ifndef GQ_SIM_H
+#define GQ_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define GQ_SIM_BOOKING_MS (10 * 60 * 1000)
+
+struct gq_sim_pool {
+    char *name;
+    struct gq_kvs labels;       /* node labels; a request's nodeSelector must match them */
+    int32_t gpus_per_node;
+    int32_t max_nodes;
+    int64_t provision_ms;       /* mean time from Accepted to Provisioned, capacity permitting */
+    bool stockout;              /* never has capacity */
+    int64_t fail_after_ms;      /* a request that waits this long fails; 0: it waits forever */
+};
+
+enum gq_sim_state {
+    GQ_SIM_ACCEPTED,            /* waiting for capacity */
+    GQ_SIM_PROVISIONED,
+    GQ_SIM_FAILED,
+    GQ_SIM_BOOKING_EXPIRED,
+    GQ_SIM_REVOKED,
+};
+
+struct gq_sim_request {
+    char *name;
+    int pool;                   /* -1: no pool matches */
+    int32_t nodes;
+    int64_t created_ms;
+    int64_t ready_ms;           /* when it will be provisioned, once capacity is held; 0 */
+    int64_t provisioned_ms;
+    int64_t max_run_ms;         /* maxRunDurationSeconds x 1000; 0: none */
+    bool consumed;              /* pods started on it */
+    enum gq_sim_state state;
+    char message[240];          /* the Provisioned=False or terminal condition's message */
+};
+
+struct gq_sim {
+    struct gq_sim_pool *pools;
+    size_t npools;
+    int32_t *used;              /* nodes held per pool */
+    struct gq_sim_request *reqs;
+    size_t nreqs, capreqs;
+    uint64_t rng;
+};
+
+/* A simulator over pools (copied), with a seed. -1 on ENOMEM. */
+int gq__sim_init(struct gq_sim *s, const struct gq_sim_pool *pools, size_t npools, uint64_t seed);
+void gq__sim_free(struct gq_sim *s);
+
+/*
+ * A new request for `gpus` GPUs in pods selecting `selector` (their
+ * nodeSelector): it goes to the first pool whose labels satisfy it. Returns
+ * its index, or -1 on ENOMEM. A request no pool can serve fails at once.
+ */
+int gq__sim_request(struct gq_sim *s, const char *name, const struct gq_kvs *selector,
+                    int32_t gpus, int64_t max_run_ms, int64_t now);
+
+int gq__sim_find(const struct gq_sim *s, const char *name);
+
+/* Pods started on a provisioned request: its booking will not expire. */
+void gq__sim_consume(struct gq_sim *s, int req);
+
+/* The request was deleted: its nodes go back to the pool (scale-down). */
+void gq__sim_delete(struct gq_sim *s, int req);
+
+/*
+ * Move the clock to now: requests get capacity in creation order while
+ * their pool has room, become Provisioned when their delay has passed,
+ * expire unconsumed bookings, revoke capacity past maxRunDuration, and fail
+ * stocked-out requests that waited too long. Returns how many changed.
+ */
+size_t gq__sim_advance(struct gq_sim *s, int64_t now);
+
+#endif
