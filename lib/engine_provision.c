@@ -256,7 +256,7 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
 /* ------------------------------------------------------------ check sync */
 
 struct sync_row {
-    int64_t workload_id;
+    int64_t id, workload_id;
     char *check, *status, *state, *message, *name;
     int32_t attempt, retry_count;
 };
@@ -267,7 +267,10 @@ struct sync_rows {
     bool failed;
 };
 
-/* Columns: workload_id, check_name, attempt, status, state, message, retry_count, name. */
+/*
+ * Columns: workload_id, check_name, attempt, status, state, message,
+ * retry_count, name, id.
+ */
 static int sync_row(int n, const char *const *v, void *payload)
 {
     struct sync_rows *rows = payload;
@@ -287,6 +290,7 @@ static int sync_row(int n, const char *const *v, void *payload)
     r->message = strdup(v[5] ? v[5] : "");
     r->retry_count = (int32_t)strtol(v[6], NULL, 10);
     r->name = strdup(v[7]);
+    r->id = strtoll(v[8], NULL, 10);
     if (!r->check || !r->status || !r->state || !r->message || !r->name)
         rows->failed = true;
     return rows->failed ? GQ_ENOMEM : 0;
@@ -322,9 +326,42 @@ static int strategy(struct gq_store *st, const char *check, struct gq_provisioni
     return rc;
 }
 
-/* One request's status into its check (Kueue's syncCheckStates). 1: the check changed. */
+/* The retry strategies read in one sync, by check name (a handful of checks). */
+struct strategies {
+    struct {
+        const char *check;
+        struct gq_provisioning_config cfg;
+    } v[16];
+    size_t n;
+};
+
+static int strategy_of(struct gq_store *st, struct strategies *c, const char *check,
+                       struct gq_provisioning_config *out, gq_error *err)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < c->n; i++) {
+        if (strcmp(c->v[i].check, check) == 0) {
+            *out = c->v[i].cfg;
+            return GQ_OK;
+        }
+    }
+    if ((rc = strategy(st, check, out, err)) == GQ_OK && c->n < 16) {
+        c->v[c->n].check = check;
+        c->v[c->n++].cfg = *out;
+    }
+    return rc;
+}
+
+/*
+ * One request's status into its check (Kueue's syncCheckStates). 1: the
+ * check changed. The status is marked seen once its workload was there to
+ * judge it.
+ */
 static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const struct sync_row *r,
-                    int64_t now, struct gq_check_update *up, gq_error *err)
+                    int64_t now, struct strategies *cache, struct gq_check_update *up,
+                    gq_error *err)
 {
     struct gq_provisioning_config cfg;
     struct gq_provreq_status status;
@@ -335,7 +372,8 @@ static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const stru
 
     if (w < 0 || (s->wls[w].state != GQ_WS_RESERVED && s->wls[w].state != GQ_WS_ADMITTED))
         return 0;
-    if ((rc = strategy(st, r->check, &cfg, err)) != GQ_OK ||
+    if ((rc = gq__store_provreq_synced(st, r->id, err)) != GQ_OK ||
+        (rc = strategy_of(st, cache, r->check, &cfg, err)) != GQ_OK ||
         (rc = gq__manifest_provreq_status(r->status, &status, &keep, err)) != GQ_OK)
         return rc;
     gq__check_from_provreq(&status, r->attempt, r->retry_count, &cfg,
@@ -381,11 +419,13 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
 {
     static const char sql[] =
         "SELECT p.workload_id, p.check_name, p.attempt, p.status, c.state, c.message, "
-        "c.retry_count, p.name FROM provisioning_requests p JOIN workload_checks c "
+        "c.retry_count, p.name, p.id FROM provisioning_requests p JOIN workload_checks c "
         "ON c.workload_id = p.workload_id AND c.name = p.check_name "
-        "WHERE p.deleted_at IS NULL AND p.status IS NOT NULL ORDER BY p.workload_id";
+        "WHERE p.deleted_at IS NULL AND p.status IS NOT NULL "
+        "AND p.status IS NOT p.synced_status ORDER BY p.workload_id";
     static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
     struct sync_rows rows = {NULL, 0, 0, false};
+    struct strategies cache = {.n = 0};
     char idbuf[24];
     const char *id = idbuf;
     size_t i;
@@ -398,7 +438,7 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
         struct gq_check_update u;
         bool ready = true;
 
-        if ((rc = sync_one(st, s, &rows.v[i], now, &u, err)) <= 0)
+        if ((rc = sync_one(st, s, &rows.v[i], now, &cache, &u, err)) <= 0)
             continue;
         rc = GQ_OK;
         w = gq__snapshot_find(s, rows.v[i].workload_id);

@@ -237,6 +237,7 @@ struct render {
     bool y_ready;     /* y initialised */
     bool stop;        /* one object was asked for and has been written */
     gq_error *err;
+    json_object *flavors; /* ResourceFlavor specs read so far, by name (the release) */
 };
 
 /* --------------------------------------------------------------------- YAML */
@@ -1129,14 +1130,18 @@ static json_object *released(struct render *r, json_object *tmpl, const char *po
         return NULL;
     pspec = child(t, "spec", json_type_object);
     meta = child(t, "metadata", json_type_object);
-    if (flavor && gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 &&
-        (fspec = jget(f, "spec")) != NULL) {
+    if (!r->flavors)
+        r->flavors = json_object_new_object();
+    /* A listing releases many workloads onto a few flavors: read each flavor once. */
+    if (flavor && !(f = jget(r->flavors, flavor)) &&
+        gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 && f)
+        json_object_object_add(r->flavors, flavor, f);
+    if (flavor && (fspec = jget(f, "spec")) != NULL) {
         if (json_object_is_type(jget(fspec, "nodeLabels"), json_type_object))
             merge_into(pspec, "nodeSelector", jget(fspec, "nodeLabels"));
         if (json_object_is_type(jget(fspec, "tolerations"), json_type_array))
             add_tolerations(pspec, jget(fspec, "tolerations"));
     }
-    json_object_put(f);
     json_object_object_add(child(meta, "labels", json_type_object), "kueue.x-k8s.io/podset",
                            json_object_new_string(podset));
     for (i = 0; prs && i < json_object_array_length(prs); i++) {
@@ -1377,6 +1382,7 @@ int gq_render(gq_db *db,
     r.err = err;
     rc = gq__store_read(db->st, render_txn, &a, err);
     render_reset(&r);
+    json_object_put(r.flavors);
     free(r.out.buf);
     return rc;
 }

@@ -203,6 +203,9 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
 int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          int64_t now_ms, gq_error *err);
 
+/* The request's current status has been turned into its check's state. */
+int gq__store_provreq_synced(struct gq_store *st, int64_t id, gq_error *err);
+
 /* A check's retryCount (0 when the workload has no such check). */
 int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,
                             int32_t *out, gq_error *err);

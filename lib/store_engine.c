@@ -84,15 +84,22 @@ static int drop_usage(struct gq_store *st, int64_t id, gq_error *err)
     return gq__store_step_done(st, stmt, err);
 }
 
-int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
-                    const char *preempted_reason, int64_t requeue_at, int64_t now_ms,
-                    gq_error *err)
+/*
+ * A workload holding quota lets go of it: pending again (an eviction, back
+ * in the queue at requeue_at) or deactivated (a rejection); the eviction is
+ * recorded, its usage rows go in the same transaction, and its checks
+ * become what `after` says. GQ_ECONFLICT when it held no quota.
+ */
+static int let_go(struct gq_store *st, int64_t id, const char *to_state, const char *reason,
+                  const char *message, const char *preempted_reason, int64_t requeue_at,
+                  enum gq_checks_after after, int64_t now_ms, gq_error *err)
 {
     static const char upd[] =
-        "UPDATE workloads SET state = 'pending', admission = NULL, reason = ?2, message = ?3, "
-        "evicted_reason = ?2, evicted_message = ?3, preempted_reason = ?4, evicted_at = ?5, "
-        "evictions = evictions + 1, updated_at = ?5, admitted_at = NULL, "
-        "requeue_at = nullif(?6, 0) WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
+        "UPDATE workloads SET state = ?7, active = (?7 <> 'deactivated'), admission = NULL, "
+        "reason = ?2, message = ?3, evicted_reason = ?2, evicted_message = ?3, "
+        "preempted_reason = ?4, evicted_at = ?5, evictions = evictions + 1, updated_at = ?5, "
+        "admitted_at = NULL, requeue_at = nullif(?6, 0) "
+        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
 
@@ -104,11 +111,20 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
     gq__bind_text(stmt, 4, preempted_reason);
     sqlite3_bind_int64(stmt, 5, now_ms);
     sqlite3_bind_int64(stmt, 6, requeue_at);
+    gq__bind_text(stmt, 7, to_state);
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
         (rc = changed_one(st, id, err)) != GQ_OK || (rc = drop_usage(st, id, err)) != GQ_OK)
         return rc;
+    return gq__store_release_checks(st, id, after, now_ms, err);
+}
+
+int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const char *message,
+                    const char *preempted_reason, int64_t requeue_at, int64_t now_ms,
+                    gq_error *err)
+{
     /* Kueue resets the checks and deletes the requests on eviction. */
-    return gq__store_release_checks(st, id, GQ_CHECKS_RESET, now_ms, err);
+    return let_go(st, id, "pending", reason, message, preempted_reason, requeue_at,
+                  GQ_CHECKS_RESET, now_ms, err);
 }
 
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
@@ -194,7 +210,7 @@ int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
         "UPDATE workload_checks SET state = 'Pending', message = 'Reset to Pending after "
         "eviction. Previously: ' || state, retry_count = retry_count + (state = 'Retry'), "
         "updated_at = ?2 WHERE workload_id = ?1 AND state <> 'Pending'";
-    static const char drop[] = "DELETE FROM workload_checks WHERE workload_id = ?1 AND ?2 = ?2";
+    static const char drop[] = "DELETE FROM workload_checks WHERE workload_id = ?1";
     const char *const sqls[] = {del_pr, after == GQ_CHECKS_RESET ? reset : drop};
     sqlite3_stmt *stmt;
     size_t i, n = after == GQ_CHECKS_KEEP ? 1 : 2;
@@ -204,7 +220,8 @@ int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
         if (!(stmt = gq__store_stmt(st, sqls[i], err)))
             return err ? err->code : GQ_EIO;
         sqlite3_bind_int64(stmt, 1, workload_id);
-        sqlite3_bind_int64(stmt, 2, now_ms);
+        if (sqlite3_bind_parameter_count(stmt) > 1)
+            sqlite3_bind_int64(stmt, 2, now_ms);
         if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
             return rc;
     }
@@ -231,25 +248,8 @@ int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_e
 int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          int64_t now_ms, gq_error *err)
 {
-    static const char upd[] =
-        "UPDATE workloads SET state = 'deactivated', active = 0, admission = NULL, reason = ?2, "
-        "message = ?3, evicted_reason = ?2, evicted_message = ?3, evicted_at = ?4, "
-        "evictions = evictions + 1, updated_at = ?4, requeue_at = NULL "
-        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
-    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
-    int rc;
-
-    if (!stmt)
-        return err ? err->code : GQ_EIO;
-    sqlite3_bind_int64(stmt, 1, id);
-    gq__bind_text(stmt, 2, reason);
-    gq__bind_text(stmt, 3, message);
-    sqlite3_bind_int64(stmt, 4, now_ms);
-    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
-        (rc = changed_one(st, id, err)) != GQ_OK || (rc = drop_usage(st, id, err)) != GQ_OK)
-        return rc;
     /* The check states stay, so that the rejection and its reason remain visible. */
-    return gq__store_release_checks(st, id, GQ_CHECKS_KEEP, now_ms, err);
+    return let_go(st, id, "deactivated", reason, message, NULL, 0, GQ_CHECKS_KEEP, now_ms, err);
 }
 
 int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,
@@ -269,4 +269,16 @@ int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char
         *out = (int32_t)sqlite3_column_int(stmt, 0);
     sqlite3_reset(stmt);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "query");
+}
+
+int gq__store_provreq_synced(struct gq_store *st, int64_t id, gq_error *err)
+{
+    static const char sql[] =
+        "UPDATE provisioning_requests SET synced_status = status WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    return gq__store_step_done(st, stmt, err);
 }
