@@ -4,6 +4,8 @@
  * no chosen dependency offers it), and Kueue's workload names.
  */
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,55 @@ int64_t gq__now_ms(void)
 
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int gq__parse_duration_ms(const char *s, int64_t *out)
+{
+    static const struct {
+        const char *unit;
+        int64_t ms;
+    } units[] = {{"ms", 1}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+    const int64_t max = INT64_MAX / 1000;
+    int64_t total = 0;
+    bool bare = true;
+
+    if (!s || !*s)
+        return -1;
+    while (*s) {
+        int64_t whole = 0, frac = 0, scale = 1, ms = 0, v;
+        bool digits = false;
+        size_t i, len = 0;
+
+        for (; isdigit((unsigned char)*s); s++, digits = true)
+            if (whole > max / 10 || (whole = whole * 10 + (*s - '0')) > max)
+                return -1;
+        if (*s == '.')
+            for (s++; isdigit((unsigned char)*s); s++, digits = true)
+                if (scale < 1000000000) {
+                    frac = frac * 10 + (*s - '0');
+                    scale *= 10;
+                }
+        if (!digits)
+            return -1;
+        for (i = 0; i < sizeof(units) / sizeof(units[0]) && !ms; i++)
+            if (strncmp(s, units[i].unit, (len = strlen(units[i].unit))) == 0)
+                ms = units[i].ms;
+        if (!ms) {
+            if (*s || !bare) /* a bare number is seconds, and only alone */
+                return -1;
+            ms = 1000, len = 0;
+        }
+        bare = false;
+        s += len;
+        if (whole > (INT64_MAX - total) / ms)
+            return -1;
+        v = whole * ms + (frac * ms) / scale;
+        if (v > INT64_MAX - total)
+            return -1;
+        total += v;
+    }
+    *out = total;
+    return 0;
 }
 
 int64_t gq__mono_us(void)

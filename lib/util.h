@@ -13,6 +13,14 @@
 /* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
 int64_t gq__now_ms(void);
 
+/*
+ * A duration as Go's time.ParseDuration writes them, in whole milliseconds:
+ * one or more <number><unit> with units ms, s, m, h ("90s", "1h30m", "2.5m"),
+ * or a bare number of seconds ("600", as Kubernetes' *Seconds fields). No
+ * sign, nothing after. 0 and *out set; -1 for anything else or overflow.
+ */
+int gq__parse_duration_ms(const char *s, int64_t *out);
+
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t gq__mono_us(void);
 

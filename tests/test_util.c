@@ -92,11 +92,38 @@ static void quoting(void)
     CHECK(strcmp(buf + GQ_QUOTE_MAX + 1, "...\"") == 0);
 }
 
+static void durations(void)
+{
+    static const struct {
+        const char *in;
+        int64_t ms; /* -1: refused */
+    } rows[] = {
+        {"90s", 90000},         {"1h30m", 5400000},   {"2.5m", 150000}, {"600", 600000},
+        {"5ms", 5},             {"0", 0},             {"1h0m0s", 3600000}, {"0.001s", 1},
+        {"10m5s100ms", 605100}, {"", -1},             {"-5s", -1},      {"5", 5000},
+        {"5x", -1},             {"1h5", -1},          {"s", -1},        {"1.5", 1500},
+        {" 5s", -1},            {"5s ", -1},          {".5s", 500},     {"99999999999999999h", -1},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        int64_t v = -42;
+        int rc = gq__parse_duration_ms(rows[i].in, &v);
+
+        if (rows[i].ms < 0)
+            CHECKF(rc == -1, "\"%s\" accepted as %lld", rows[i].in, (long long)v);
+        else
+            CHECKF(rc == 0 && v == rows[i].ms, "\"%s\": rc %d, %lld", rows[i].in, rc,
+                   (long long)v);
+    }
+}
+
 int main(void)
 {
     TEST_RUN(sha1_vectors);
     TEST_RUN(workload_names);
     TEST_RUN(uids);
     TEST_RUN(quoting);
+    TEST_RUN(durations);
     return TEST_DONE();
 }
