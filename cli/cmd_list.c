@@ -32,14 +32,6 @@ struct lister {
     int failed;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const char *age(char *buf, int64_t from_ms, int64_t to_ms)
 {
     human_duration(buf, HUMAN_DURATION_SIZE, (to_ms - from_ms) / 1000);
@@ -371,7 +363,6 @@ int cmd_list(struct global *g, int argc, char **argv)
                                status);
     memset(&l, 0, sizeof(l));
     l.g = g;
-    l.now_ms = now_ms();
     l.wide = g->output && strcmp(g->output, "wide") == 0;
     l.names_only = g->output && strcmp(g->output, "name") == 0;
     l.all_ns = g->all_namespaces;
@@ -381,6 +372,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     f.cluster_queue = cq;
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
+    l.now_ms = gq_db_now_ms(db); /* a simulation's virtual time while one runs */
     rc = list(db, &l, resource, &f);
     table_free(l.t);
     gq_db_close(db);

@@ -88,6 +88,11 @@ void gq_db_close(gq_db *db)
     free(db);
 }
 
+int64_t gq_db_now_ms(gq_db *db)
+{
+    return db ? gq__store_now(db->st) : gq__now_ms();
+}
+
 int gq_db_check(gq_db *db, int *schema_version, gq_error *err)
 {
     if (schema_version)
@@ -248,7 +253,7 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
     if (c->opts->version != GQ_APPLY_OPTIONS_VERSION)
         return gq__error(err, GQ_EINVALID, "gq_apply_options version %u is not supported",
                          c->opts->version);
-    c->now_ms = c->opts->now_ms ? c->opts->now_ms : gq__now_ms();
+    c->now_ms = c->opts->now_ms ? c->opts->now_ms : gq__store_now(c->db->st);
     c->db->apply = c;
     rc = gq__store_write(c->db->st, apply_txn, c, err);
     c->db->apply = NULL;

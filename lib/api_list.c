@@ -323,7 +323,7 @@ static int delete_txn(struct gq_store *st, void *payload, gq_error *err)
 int gq_object_delete(gq_db *db, const char *resource, const char *namespace, const char *name,
                      gq_error *err)
 {
-    struct del d = {gq__kind_lookup(resource), NULL, name, gq__now_ms()};
+    struct del d = {gq__kind_lookup(resource), NULL, name, db ? gq__store_now(db->st) : 0};
 
     if (d.kind == GQ_KIND_WORKLOAD || d.kind == GQ_KIND_JOB)
         return gq_workload_cancel(db, namespace, name, NULL, err);

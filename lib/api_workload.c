@@ -300,7 +300,8 @@ static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
 static int cancel_or_resume(gq_db *db, const char *namespace, const char *name, bool resume,
                             char **name_out, gq_error *err)
 {
-    struct cancel c = {namespace ? namespace : "default", name, gq__now_ms(), NULL, resume};
+    struct cancel c = {namespace ? namespace : "default", name, gq__store_now(db->st), NULL,
+                       resume};
     int rc = gq__store_write(db->st, cancel_txn, &c, err);
 
     if (rc == GQ_OK && name_out)

@@ -1078,7 +1078,7 @@ static int ahead_row(int n, const char *const *v, void *payload)
 
     (void)n;
     line(&d->t, 1, "%s/%s\t%s\t%s\t%s\t%s\n", v[0], v[1], v[2], v[3],
-         human_duration(buf, gq__now_ms() - num(v[4])), or_none(v[5]));
+         human_duration(buf, d->now_ms - num(v[4])), or_none(v[5]));
     return 0;
 }
 
@@ -1209,7 +1209,7 @@ int gq_describe(gq_db *db,
     d.db = db;
     d.ns = gq__kind_is_namespaced(d.kind) ? (namespace ? namespace : "default") : NULL;
     d.name = name;
-    d.now_ms = gq__now_ms();
+    d.now_ms = gq__store_now(db->st);
     d.err = err;
     rc = gq__store_read(db->st, describe_txn, &d, err);
     if (rc == GQ_OK && !(*out = tabify(&d.t)))

@@ -208,7 +208,7 @@ static int cycle_txn(struct gq_store *st, void *payload, gq_error *err)
     }
     e->dirty = true;
     e->d.n = e->d.admitted = e->d.evicted = e->d.set_aside = 0;
-    e->now = gq__now_ms();
+    e->now = gq__store_now(st);
     if ((rc = gq__engine_sync_checks(st, &e->s, e->now, &e->d, err)) != GQ_OK)
         return rc;
     if (gq__admit_drain(&e->s, e->now, &e->d) < 0 || gq__admit_cycle(&e->s, e->now, &e->d) < 0)
@@ -416,7 +416,7 @@ static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
     if (!(*slot = strdup(c->policy)) || (rc = gq__manifest_encode(&spec, &obj, err)) != GQ_OK)
         rc = rc ? rc : gq__error(err, GQ_ENOMEM, "out of memory");
     else
-        rc = gq__store_put_object(st, &obj, spec, gq__now_ms(), &res, err);
+        rc = gq__store_put_object(st, &obj, spec, gq__store_now(st), &res, err);
     free(spec);
     gq__object_clear(&obj);
     return rc;

@@ -64,17 +64,24 @@ int gq__sim_init(struct gq_sim *s, const struct gq_sim_pool *pools, size_t npool
     return 0;
 }
 
+void gq__sim_pools_free(struct gq_sim_pool *pools, size_t n)
+{
+    size_t i;
+
+    for (i = 0; pools && i < n; i++) {
+        free(pools[i].name);
+        gq__kvs_clear(&pools[i].labels);
+    }
+    free(pools);
+}
+
 void gq__sim_free(struct gq_sim *s)
 {
     size_t i;
 
-    for (i = 0; i < s->npools; i++) {
-        free(s->pools[i].name);
-        gq__kvs_clear(&s->pools[i].labels);
-    }
+    gq__sim_pools_free(s->pools, s->npools);
     for (i = 0; i < s->nreqs; i++)
         free(s->reqs[i].name);
-    free(s->pools);
     free(s->used);
     free(s->reqs);
     memset(s, 0, sizeof(*s));

@@ -20,15 +20,21 @@
 
 #define GQ_SIM_BOOKING_MS (10 * 60 * 1000)
 
+/* A NodePool (sim.gpuq.dev/v1alpha1), as engine_pools.c loads it. */
 struct gq_sim_pool {
     char *name;
     struct gq_kvs labels;       /* node labels; a request's nodeSelector must match them */
     int32_t gpus_per_node;
+    int32_t min_nodes;          /* kept up even when idle */
     int32_t max_nodes;
     int64_t provision_ms;       /* mean time from Accepted to Provisioned, capacity permitting */
+    int64_t scale_down_ms;      /* an idle node above min_nodes goes after this long */
     bool stockout;              /* never has capacity */
     int64_t fail_after_ms;      /* a request that waits this long fails; 0: it waits forever */
 };
+
+/* Free pools an array of n (their names and labels, then the array). */
+void gq__sim_pools_free(struct gq_sim_pool *pools, size_t n);
 
 enum gq_sim_state {
     GQ_SIM_ACCEPTED,            /* waiting for capacity */

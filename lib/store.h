@@ -160,6 +160,27 @@ void gq__store_checkpoint(struct gq_store *st);
  */
 void gq__store_set_cache_kib(struct gq_store *st, int kib);
 
+/* ----------------------------------------------------------------- clock */
+
+/*
+ * The database's clock (store_sim.c). Without a row time is the wall
+ * clock; a simulation makes it virtual: now = virtual_ms + (wall now -
+ * wall_ms) x speed, speed 0 while the runner steps it.
+ */
+struct gq_clock {
+    int64_t wall_ms, virtual_ms;
+    double speed;
+    uint64_t rng;       /* the simulator's random state */
+    int64_t runner_pid; /* 0: no runner */
+};
+
+/* The clock row; false (c zeroed) when there is none. */
+bool gq__store_clock_get(struct gq_store *st, struct gq_clock *c);
+int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error *err);
+
+/* Now on the database's clock, in ms since the epoch. */
+int64_t gq__store_now(struct gq_store *st);
+
 /* ---------------------------------------------------------------- engine */
 
 /* PRAGMA data_version: changes when another connection commits. -1 on error. */

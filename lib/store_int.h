@@ -10,7 +10,7 @@
 
 #include "store.h"
 
-#define GQ_STORE_MAX_STMTS 64
+#define GQ_STORE_MAX_STMTS 128
 
 struct gq_store {
     sqlite3 *db;   /* one connection, used by one thread at a time */

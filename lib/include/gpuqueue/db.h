@@ -52,6 +52,13 @@ GQ_EXTERN int gq_db_open(gq_db **out, const char *path, const gq_open_options *o
 GQ_EXTERN void gq_db_close(gq_db *db);
 
 /**
+ * Now on the database's clock, in milliseconds since the Unix epoch: the
+ * wall clock, or a simulation's virtual time while one runs (and after it,
+ * carried on at normal speed). Ages and durations shown to users use it.
+ */
+GQ_EXTERN int64_t gq_db_now_ms(gq_db *db);
+
+/**
  * Check the database file's integrity (SQLite's quick_check) and report its
  * schema version.
  * @return GQ_OK when the file is sound; GQ_EIO with SQLite's first complaint.
