@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "admit.h"
 
@@ -141,6 +142,7 @@ int gq__sim_request(struct gq_sim *s, const char *name, const struct gq_kvs *sel
             r->pool = (int)i;
     if (r->pool < 0) {
         r->state = GQ_SIM_FAILED;
+        r->ended_ms = now;
         snprintf(r->message, sizeof(r->message), "no node pool matches the pods' nodeSelector");
     } else {
         int32_t per = s->pools[r->pool].gpus_per_node > 0 ? s->pools[r->pool].gpus_per_node : 1;
@@ -182,16 +184,32 @@ void gq__sim_delete(struct gq_sim *s, int req)
     r->pool = -1;
 }
 
+/* UTC, as Kubernetes writes times. */
+static const char *rfc3339(char buf[32], int64_t ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+
+    if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, 32, "%lld ms", (long long)ms);
+    return buf;
+}
+
 static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 {
     const struct gq_sim_pool *p = r->pool >= 0 ? &s->pools[r->pool] : NULL;
+    char eta[32];
 
     if (!p)
         return false;
     if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && !p->stockout &&
         s->used[r->pool] + r->nodes <= p->max_nodes) {
         s->used[r->pool] += r->nodes; /* the nodes are being created, all at once */
-        r->ready_ms = now + jitter(s, p->provision_ms);
+        /* check-capacity books what is there and creates nothing: no delay */
+        r->ready_ms = r->check_capacity ? now : now + jitter(s, p->provision_ms);
+        snprintf(r->message, sizeof(r->message),
+                 "Capacity found in node pool %s: %d node%s, ETA %s", p->name, (int)r->nodes,
+                 r->nodes == 1 ? "" : "s", rfc3339(eta, r->ready_ms));
     }
     if (r->state == GQ_SIM_ACCEPTED && r->ready_ms && now >= r->ready_ms) {
         r->state = GQ_SIM_PROVISIONED;
@@ -203,6 +221,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
     if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && p->fail_after_ms &&
         now - r->created_ms >= p->fail_after_ms) {
         r->state = GQ_SIM_FAILED;
+        r->ended_ms = now;
         snprintf(r->message, sizeof(r->message),
                  "max cluster limit reached, nodepools out of resources: %s", p->name);
         return true;
@@ -211,6 +230,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
         now - r->provisioned_ms >= GQ_SIM_BOOKING_MS) {
         release(s, r);
         r->state = GQ_SIM_BOOKING_EXPIRED;
+        r->ended_ms = r->provisioned_ms + GQ_SIM_BOOKING_MS;
         snprintf(r->message, sizeof(r->message), "Capacity booking for the Provisioning Request "
                                                  "has expired and the nodes are now candidates "
                                                  "for scale down when underutilized.");
@@ -218,6 +238,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
     }
     if (r->state == GQ_SIM_PROVISIONED && r->max_run_ms &&
         now - r->provisioned_ms >= r->max_run_ms) {
+        r->ended_ms = r->provisioned_ms + r->max_run_ms;
         release(s, r);
         r->state = GQ_SIM_REVOKED;
         snprintf(r->message, sizeof(r->message), "Max run duration of %lld s was reached",
@@ -234,4 +255,89 @@ size_t gq__sim_advance(struct gq_sim *s, int64_t now)
     for (i = 0; i < s->nreqs; i++) /* creation order: first come, first provisioned */
         changed += step(s, &s->reqs[i], now);
     return changed;
+}
+
+static void soonest(int64_t *best, int64_t t, int64_t now)
+{
+    if (t > now && (!*best || t < *best))
+        *best = t;
+}
+
+int64_t gq__sim_next(const struct gq_sim *s, int64_t now)
+{
+    int64_t best = 0;
+    size_t i;
+
+    for (i = 0; i < s->nreqs; i++) {
+        const struct gq_sim_request *r = &s->reqs[i];
+        const struct gq_sim_pool *p = r->pool >= 0 ? &s->pools[r->pool] : NULL;
+
+        if (!p)
+            continue;
+        if (r->state == GQ_SIM_ACCEPTED && r->ready_ms)
+            soonest(&best, r->ready_ms, now);
+        else if (r->state == GQ_SIM_ACCEPTED && p->fail_after_ms)
+            soonest(&best, r->created_ms + p->fail_after_ms, now);
+        if (r->state == GQ_SIM_PROVISIONED && !r->consumed)
+            soonest(&best, r->provisioned_ms + GQ_SIM_BOOKING_MS, now);
+        if (r->state == GQ_SIM_PROVISIONED && r->max_run_ms)
+            soonest(&best, r->provisioned_ms + r->max_run_ms, now);
+    }
+    return best;
+}
+
+/*
+ * "v1 <state> <nodes> <created> <ready> <provisioned> <ended> <max_run>
+ * <consumed> <check_capacity> <pool>|<message>": the pool by name, since
+ * pools may be re-declared between runs.
+ */
+void gq__sim_record(const struct gq_sim *s, int req, char out[GQ_SIM_RECORD_SIZE])
+{
+    const struct gq_sim_request *r = &s->reqs[req];
+
+    snprintf(out, GQ_SIM_RECORD_SIZE, "v1 %d %d %lld %lld %lld %lld %lld %d %d %s|%s",
+             (int)r->state, (int)r->nodes, (long long)r->created_ms, (long long)r->ready_ms,
+             (long long)r->provisioned_ms, (long long)r->ended_ms, (long long)r->max_run_ms,
+             (int)r->consumed, (int)r->check_capacity, r->pool >= 0 ? s->pools[r->pool].name : "-",
+             r->message);
+}
+
+int gq__sim_restore(struct gq_sim *s, const char *name, const char *record)
+{
+    struct gq_sim_request r;
+    long long created, ready, provisioned, ended, max_run;
+    int state, nodes, consumed, check, used = 0;
+    char pool[254];
+    const char *msg;
+    size_t i;
+
+    memset(&r, 0, sizeof(r));
+    if (!record ||
+        sscanf(record, "v1 %d %d %lld %lld %lld %lld %lld %d %d %253[^|]%n", &state, &nodes,
+               &created, &ready, &provisioned, &ended, &max_run, &consumed, &check, pool,
+               &used) != 10 ||
+        record[used] != '|' || state < GQ_SIM_ACCEPTED || state > GQ_SIM_REVOKED || nodes < 0)
+        return -1;
+    msg = record + used + 1;
+    if (gq__grow(&s->reqs, &s->capreqs, s->nreqs, sizeof(*s->reqs)) < 0 || !(r.name = strdup(name)))
+        return -1;
+    r.pool = -1;
+    for (i = 0; i < s->npools && r.pool < 0; i++)
+        if (strcmp(s->pools[i].name, pool) == 0)
+            r.pool = (int)i;
+    r.state = (enum gq_sim_state)state;
+    r.nodes = nodes;
+    r.created_ms = created;
+    r.ready_ms = ready;
+    r.provisioned_ms = provisioned;
+    r.ended_ms = ended;
+    r.max_run_ms = max_run;
+    r.consumed = consumed != 0;
+    r.check_capacity = check != 0;
+    snprintf(r.message, sizeof(r.message), "%s", msg);
+    if (r.pool >= 0 && (r.state == GQ_SIM_ACCEPTED || r.state == GQ_SIM_PROVISIONED) &&
+        (r.ready_ms || r.provisioned_ms))
+        s->used[r.pool] += r.nodes; /* it holds them again */
+    s->reqs[s->nreqs] = r;
+    return (int)s->nreqs++;
 }

@@ -52,7 +52,9 @@ struct gq_sim_request {
     int64_t ready_ms;           /* when it will be provisioned, once capacity is held; 0 */
     int64_t provisioned_ms;
     int64_t max_run_ms;         /* maxRunDurationSeconds x 1000; 0: none */
+    int64_t ended_ms;           /* when it failed, expired or was revoked */
     bool consumed;              /* pods started on it */
+    bool check_capacity;        /* class check-capacity.autoscaling.x-k8s.io: no scale-up */
     enum gq_sim_state state;
     char message[240];          /* the Provisioned=False or terminal condition's message */
 };
@@ -93,5 +95,23 @@ void gq__sim_delete(struct gq_sim *s, int req);
  * stocked-out requests that waited too long. Returns how many changed.
  */
 size_t gq__sim_advance(struct gq_sim *s, int64_t now);
+
+/*
+ * The earliest moment after now at which gq__sim_advance would change
+ * something without new input (a delay ending, a booking expiring, a run
+ * reaching maxRunDuration, a wait failing); 0 when nothing is due.
+ */
+int64_t gq__sim_next(const struct gq_sim *s, int64_t now);
+
+/* The provider's record of request req, as one line of text (for the store). */
+#define GQ_SIM_RECORD_SIZE 512
+void gq__sim_record(const struct gq_sim *s, int req, char out[GQ_SIM_RECORD_SIZE]);
+
+/*
+ * A request back from its record, after a restart: the nodes it held are
+ * held again. Returns its index; -1 on ENOMEM or a record that does not
+ * parse (the caller then submits it afresh).
+ */
+int gq__sim_restore(struct gq_sim *s, const char *name, const char *record);
 
 #endif

@@ -115,11 +115,81 @@ static void determinism(void)
     gq__sim_free(&b);
 }
 
+/* The runner jumps its clock to the next moment something is due. */
+static void next_event(void)
+{
+    struct gq_kvs a100 = {sel_a100, 1}, h100 = {sel_h100, 1};
+    struct gq_sim s;
+    int r, h;
+
+    setup(&s, 5);
+    CHECK(gq__sim_next(&s, 0) == 0); /* nothing asked, nothing due */
+    r = gq__sim_request(&s, "r", &a100, 8, 40 * MIN, 0);
+    h = gq__sim_request(&s, "h", &h100, 8, 0, 0);
+    gq__sim_advance(&s, 0);
+    CHECK(gq__sim_next(&s, 0) == s.reqs[r].ready_ms); /* before h's failure at 30 min */
+    gq__sim_advance(&s, s.reqs[r].ready_ms);
+    CHECK(s.reqs[r].state == GQ_SIM_PROVISIONED);
+    CHECK(gq__sim_next(&s, s.reqs[r].ready_ms) == s.reqs[r].provisioned_ms + GQ_SIM_BOOKING_MS);
+    gq__sim_consume(&s, r);
+    CHECK(gq__sim_next(&s, s.reqs[r].ready_ms) == 30 * MIN); /* h fails before r is revoked */
+    gq__sim_advance(&s, 30 * MIN);
+    CHECK(s.reqs[h].state == GQ_SIM_FAILED && s.reqs[h].ended_ms == 30 * MIN);
+    CHECK(gq__sim_next(&s, 30 * MIN) == s.reqs[r].provisioned_ms + 40 * MIN);
+    gq__sim_free(&s);
+}
+
+/* A restarted runner carries on from the records: same holdings, same futures. */
+static void record_and_restore(void)
+{
+    struct gq_kvs a100 = {sel_a100, 1};
+    struct gq_sim a, b;
+    char rec[GQ_SIM_RECORD_SIZE];
+    int r, back;
+
+    setup(&a, 9);
+    setup(&b, 9);
+    r = gq__sim_request(&a, "r", &a100, 16, 0, 0);
+    gq__sim_advance(&a, 0);
+    gq__sim_record(&a, r, rec);
+    back = gq__sim_restore(&b, "r", rec);
+    CHECK(back == 0 && b.used[0] == 2 && b.reqs[back].ready_ms == a.reqs[r].ready_ms);
+    CHECK(strcmp(b.reqs[back].message, a.reqs[r].message) == 0);
+    CHECK(strstr(a.reqs[r].message, "ETA 1970-01-01T00:") != NULL);
+    gq__sim_advance(&b, a.reqs[r].ready_ms);
+    CHECK(b.reqs[back].state == GQ_SIM_PROVISIONED);
+    CHECK(gq__sim_restore(&b, "bad", "v0 nonsense") == -1);
+    CHECK(gq__sim_restore(&b, "bad", "v1 9 1 0 0 0 0 0 0 0 a100|x") == -1); /* no such state */
+    gq__sim_free(&a);
+    gq__sim_free(&b);
+}
+
+/* check-capacity: books what is there at once, never scales up. */
+static void check_capacity(void)
+{
+    struct gq_kvs a100 = {sel_a100, 1};
+    struct gq_sim s;
+    int r, full;
+
+    setup(&s, 4);
+    r = gq__sim_request(&s, "r", &a100, 16, 0, 60 * MIN);
+    s.reqs[r].check_capacity = true;
+    full = gq__sim_request(&s, "full", &a100, 8, 0, 60 * MIN);
+    s.reqs[full].check_capacity = true;
+    gq__sim_advance(&s, 60 * MIN);
+    CHECK(s.reqs[r].state == GQ_SIM_PROVISIONED && s.reqs[r].provisioned_ms == 60 * MIN);
+    CHECK(s.reqs[full].state == GQ_SIM_ACCEPTED && !s.reqs[full].ready_ms);
+    gq__sim_free(&s);
+}
+
 int main(void)
 {
     TEST_RUN(all_or_nothing);
     TEST_RUN(booking_and_revocation);
     TEST_RUN(stockouts);
     TEST_RUN(determinism);
+    TEST_RUN(next_event);
+    TEST_RUN(record_and_restore);
+    TEST_RUN(check_capacity);
     return TEST_DONE();
 }
