@@ -87,6 +87,7 @@ int cmd_list(struct global *g, int argc, char **argv);
 int cmd_describe(struct global *g, int argc, char **argv);
 int cmd_cancel(struct global *g, int argc, char **argv);
 int cmd_schedule(struct global *g, int argc, char **argv);
+int cmd_run(struct global *g, int argc, char **argv);
 int cmd_stop(struct global *g, int argc, char **argv);
 int cmd_resume(struct global *g, int argc, char **argv);
 int cmd_version(struct global *g, int argc, char **argv);

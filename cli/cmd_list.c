@@ -4,8 +4,9 @@
  * Workloads: NAME, JOB TYPE, JOB NAME, LOCALQUEUE, CLUSTERQUEUE, STATUS,
  * POSITION IN QUEUE, EXEC TIME, AGE (NAMESPACE first with -A; -o wide adds
  * PRIORITY, PODS, GPUS and REASON). Queue objects have their own tables
- * below. -o json|yaml renders Kubernetes-style objects, -o name one
- * "resource.group/name" per line. Rows are collected into one table so the
+ * below; so do the ProvisioningRequests (GKE's CRD columns) and PodTemplates
+ * (kubectl's) gpuq created, which also take a NAME. -o json|yaml renders
+ * Kubernetes-style objects, -o name one "resource.group/name" per line. Rows are collected into one table so the
  * columns can be sized, then written with one buffered pass: 100,000 rows in
  * well under the 300 ms the command is allowed.
  */
@@ -28,6 +29,7 @@ struct lister {
     bool all_ns;
     bool names_only;
     const char *group; /* API group for -o name */
+    const char *name;  /* the NAME argument (ProvisioningRequests, PodTemplates), or NULL */
     int rows;
     int failed;
 };
@@ -144,7 +146,7 @@ static int workload_row(const gq_workload_info *wl, void *payload)
 struct object_table {
     const char *resource;
     const char *group;
-    const char *headers[8]; /* NULL-terminated, wide columns after the "|" entry */
+    const char *headers[10]; /* NULL-terminated, wide columns after the "|" entry */
 };
 
 static const struct object_table object_tables[] = {
@@ -158,6 +160,8 @@ static const struct object_table object_tables[] = {
     {"admissioncheck", "kueue.x-k8s.io", {"NAME", "CONTROLLER", "AGE", NULL}},
     {"provisioningrequestconfig", "kueue.x-k8s.io", {"NAME", "CLASS", "AGE", NULL}},
     {"namespace", "", {"NAME", "AGE", NULL}},
+    {"nodepool", "sim.gpuq.dev",
+     {"NAME", "GPUS/NODE", "MIN", "MAX", "PROVISIONING TIME", "STOCKOUT", "LABELS", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)
@@ -168,6 +172,26 @@ static const struct object_table *object_table(const char *resource)
         if (strcmp(object_tables[i].resource, resource) == 0)
             return &object_tables[i];
     return NULL;
+}
+
+/* A NodePool: its size, how fast it grows, whether it is stocked out, its node labels. */
+static int pool_row(struct lister *l, const gq_object_info *o, const char *agebuf)
+{
+    char gpus[24], min[24], max[24];
+    const char *c[8];
+
+    snprintf(gpus, sizeof(gpus), "%lld", (long long)o->gpus_per_node);
+    snprintf(min, sizeof(min), "%lld", (long long)o->min_nodes);
+    snprintf(max, sizeof(max), "%lld", (long long)o->max_nodes);
+    c[0] = o->name;
+    c[1] = gpus;
+    c[2] = min;
+    c[3] = max;
+    c[4] = o->provisioning_time;
+    c[5] = o->stockout ? "true" : "false";
+    c[6] = o->detail;
+    c[7] = agebuf;
+    return add_row(l, NULL, c, 8);
 }
 
 static int object_row(const gq_object_info *o, void *payload)
@@ -196,6 +220,8 @@ static int object_row(const gq_object_info *o, void *payload)
         const char *c[] = {o->name, o->cluster_queue, pending, admitted, agebuf};
         return add_row(l, o->namespace, c, 5);
     }
+    if (strcmp(o->resource, "nodepool") == 0)
+        return pool_row(l, o, agebuf);
     n = 1;
     if (strcmp(o->resource, "namespace") != 0)
         cells[n++] = strcmp(o->resource, "cohort") == 0 ? o->cohort : o->detail;
@@ -203,7 +229,105 @@ static int object_row(const gq_object_info *o, void *payload)
     return add_row(l, NULL, cells, n);
 }
 
+/* ---------------------------------------------------- provisioning requests */
+
+/* GKE's printer columns for the CRD, then -o wide's. */
+static const char *const provreq_cols[] = {"NAME",    "ACCEPTED", "PROVISIONED", "FAILED",
+                                           "AGE",     "CLASS",    "WORKLOAD",    "CHECK",
+                                           "ATTEMPT", "MESSAGE"};
+/* kubectl's columns for PodTemplates, and AGE. */
+static const char *const podtemplate_cols[] = {"NAME", "CONTAINERS", "IMAGES", "POD LABELS", "AGE"};
+
+static bool is_provreq_resource(const char *resource)
+{
+    return strcmp(resource, "provisioningrequest") == 0 || strcmp(resource, "podtemplate") == 0;
+}
+
+static int provreq_row(const gq_provreq_info *pr, void *payload)
+{
+    struct lister *l = payload;
+    char agebuf[HUMAN_DURATION_SIZE], attempt[24];
+    const char *c[10];
+
+    if (l->names_only) {
+        l->rows++;
+        printf("provisioningrequest.autoscaling.x-k8s.io/%s\n", pr->name);
+        return 0;
+    }
+    snprintf(attempt, sizeof(attempt), "%lld", (long long)pr->attempt);
+    c[0] = pr->name;
+    c[1] = pr->accepted;
+    c[2] = pr->provisioned;
+    c[3] = pr->failed;
+    c[4] = age(agebuf, pr->created_ms, l->now_ms);
+    c[5] = pr->class_name;
+    c[6] = pr->workload;
+    c[7] = pr->check;
+    c[8] = attempt;
+    c[9] = pr->message;
+    return add_row(l, pr->namespace, c, l->wide ? 10 : 5);
+}
+
+static int podtemplate_row(const gq_podtemplate_info *pt, void *payload)
+{
+    struct lister *l = payload;
+    char agebuf[HUMAN_DURATION_SIZE];
+    const char *c[5];
+
+    if (l->names_only) {
+        l->rows++;
+        printf("podtemplate/%s\n", pt->name);
+        return 0;
+    }
+    c[0] = pt->name;
+    c[1] = pt->containers;
+    c[2] = pt->images;
+    c[3] = pt->pod_labels ? pt->pod_labels : "<none>";
+    c[4] = age(agebuf, pt->created_ms, l->now_ms);
+    return add_row(l, pt->namespace, c, 5);
+}
+
+static int
+list_provreqs(gq_db *db, struct lister *l, const char *resource, const char *ns, gq_error *err)
+{
+    if (strcmp(resource, "provisioningrequest") == 0)
+        return gq_provreq_list(db, ns, l->name, provreq_row, l, err);
+    return gq_podtemplate_list(db, ns, l->name, podtemplate_row, l, err);
+}
+
 /* ------------------------------------------------------------------- tables */
+
+/* A table of these columns, NAMESPACE first with -A; its NAME column truncatable. */
+static struct table *columns_table(const char *const *cols, int ncols, bool all_ns)
+{
+    const char *h[MAX_COLS];
+    int n = 0, i;
+    struct table *t;
+
+    if (all_ns)
+        h[n++] = "NAMESPACE";
+    for (i = 0; i < ncols; i++)
+        h[n++] = cols[i];
+    if ((t = table_new(h, n)) != NULL)
+        table_set_truncatable(t, all_ns + 0, true);
+    return t;
+}
+
+static struct table *provreq_table(const char *resource, bool wide, bool all_ns)
+{
+    struct table *t;
+
+    if (strcmp(resource, "podtemplate") == 0) {
+        if ((t = columns_table(podtemplate_cols, 5, all_ns)) != NULL) {
+            table_set_truncatable(t, all_ns + 2, true); /* IMAGES */
+            table_set_truncatable(t, all_ns + 3, true); /* POD LABELS */
+        }
+        return t;
+    }
+    if ((t = columns_table(provreq_cols, wide ? 10 : 5, all_ns)) != NULL && wide)
+        table_set_truncatable(t, all_ns + 9, true); /* MESSAGE */
+    return t;
+}
 
 static struct table *workload_table(bool wide, bool all_ns)
 {
@@ -212,17 +336,10 @@ static struct table *workload_table(bool wide, bool all_ns)
                                        "POSITION IN QUEUE", "EXEC TIME", "AGE",
                                        "PRIORITY",  "PODS",     "GPUS",
                                        "POSITION IN CLUSTERQUEUE", "REASON"};
-    const char *h[MAX_COLS];
-    int n = 0, i, ncols = wide ? 14 : 9;
-    struct table *t;
+    struct table *t = columns_table(cols, wide ? 14 : 9, all_ns);
 
-    if (all_ns)
-        h[n++] = "NAMESPACE";
-    for (i = 0; i < ncols; i++)
-        h[n++] = cols[i];
-    if (!(t = table_new(h, n)))
+    if (!t)
         return NULL;
-    table_set_truncatable(t, all_ns + 0, true); /* NAME */
     table_set_truncatable(t, all_ns + 2, true); /* JOB NAME */
     if (wide)
         table_set_truncatable(t, all_ns + 13, true);
@@ -284,10 +401,10 @@ static int print_table(struct lister *l, bool namespaced)
 
 /* -o json|yaml: the library renders; we only choose. */
 static int render(gq_db *db, const struct global *g, const char *resource, const char *ns,
-                  const gq_workload_filter *f)
+                  const char *name, const gq_workload_filter *f)
 {
     gq_error err = {0, ""};
-    int rc = gq_render(db, resource, ns, NULL, f,
+    int rc = gq_render(db, resource, ns, name, f,
                        strcmp(g->output, "yaml") == 0 ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
                        cli_write_stdout, NULL, &err);
 
@@ -297,24 +414,32 @@ static int render(gq_db *db, const struct global *g, const char *resource, const
 static int list(gq_db *db, struct lister *l, const char *resource, const gq_workload_filter *f)
 {
     const struct object_table *ot = object_table(resource);
-    bool namespaced = strcmp(resource, "workload") == 0 || strcmp(resource, "localqueue") == 0;
+    bool provreq = is_provreq_resource(resource);
+    bool namespaced =
+        strcmp(resource, "workload") == 0 || strcmp(resource, "localqueue") == 0 || provreq;
     const char *ns = namespaced && !l->all_ns ? cli_namespace(l->g) : NULL;
     gq_error err = {0, ""};
     int rc;
 
     if (l->g->output && (!strcmp(l->g->output, "json") || !strcmp(l->g->output, "yaml")))
-        return render(db, l->g, resource, ns, f);
+        return render(db, l->g, resource, ns, l->name, f);
     if (!namespaced)
         l->all_ns = false;
     if (!l->names_only) {
-        l->t = ot ? object_table_new(ot, l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
+        if (provreq)
+            l->t = provreq_table(resource, l->wide, l->all_ns);
+        else
+            l->t =
+                ot ? object_table_new(ot, l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
         if (!l->t) {
             fputs("error: out of memory\n", stderr);
             return EXIT_FAILURE;
         }
     }
     l->group = ot ? ot->group : "kueue.x-k8s.io";
-    if (ot)
+    if (provreq)
+        rc = list_provreqs(db, l, resource, ns, &err);
+    else if (ot)
         rc = gq_object_list(db, resource, ns, object_row, l, &err);
     else
         rc = gq_workload_list(db, f, workload_row, l, &err);
@@ -351,10 +476,12 @@ int cmd_list(struct global *g, int argc, char **argv)
         cli_help(&commands[2], flags);
         return EXIT_SUCCESS;
     }
-    if (nargs > 1)
-        return cli_usage_error("list takes at most one RESOURCE, got \"%s\"", argv[1]);
-    if (nargs == 1 && !(resource = gq_resource_name(argv[0])))
+    if (nargs >= 1 && !(resource = gq_resource_name(argv[0])))
         return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+    if (nargs > 2 || (nargs == 2 && !is_provreq_resource(resource)))
+        return cli_usage_error("list takes at most one RESOURCE, got \"%s\"", argv[1]);
+    if (nargs == 2 && g->all_namespaces)
+        return cli_usage_error("a resource cannot be retrieved by name across all namespaces");
     for (i = 0; status && states[i] && strcasecmp(status, states[i]); i++)
         ;
     if (status && !states[i])
@@ -366,6 +493,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     l.wide = g->output && strcmp(g->output, "wide") == 0;
     l.names_only = g->output && strcmp(g->output, "name") == 0;
     l.all_ns = g->all_namespaces;
+    l.name = nargs == 2 ? argv[1] : NULL;
     f.namespace = g->all_namespaces ? NULL : cli_namespace(g);
     f.state = status;
     f.local_queue = lq;

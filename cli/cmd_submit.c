@@ -93,6 +93,8 @@ int cmd_submit(struct global *g, int argc, char **argv)
         {"count", 0, FLAG_INT, &spec.count, "K", "pods (parallelism and completions)"},
         {"priority-class", 0, FLAG_STRING, &spec.priority_class, "P", "WorkloadPriorityClass"},
         {"image", 0, FLAG_STRING, &spec.image, "IMAGE", "container image (default busybox)"},
+        {"duration", 0, FLAG_STRING, &spec.duration, "D",
+         "how long it runs once started, e.g. 45m or 1h30m (default: until cancelled)"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;

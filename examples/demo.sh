@@ -1,8 +1,11 @@
 #!/bin/sh
 # The main job on the embedded default (no cluster): install what is missing,
-# build, then on a fresh local database apply the example queues, submit a
-# few jobs (from manifests and from flags), run the admission engine until
-# nothing changes, and show where each job stands.
+# build, then on a fresh local database play the DWS story of examples/story
+# on the simulated cluster: queues (reservation first, then DWS; DWS only),
+# node pools (A100 and T4 with room, H100 never), T4, A100 and H100 jobs from
+# three teams; `gpuq run` admits them, answers their ProvisioningRequests,
+# releases them when capacity arrives, runs them for their duration, and ends
+# with where each job's time went.
 # Usage: sh examples/demo.sh [DATABASE]   (default: a new temporary file)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,14 +19,9 @@ if [ $# -gt 0 ]; then db=$1; else db=$(mktemp -d)/gpuq.db; fi
 export GPUQ_DB="$db"
 echo "== database: $GPUQ_DB"
 set -x
-"$gpuq" apply -f examples/manifests/queues.yaml
-"$gpuq" submit -f examples/manifests/jobs.yaml
-"$gpuq" submit --queue gpu-queue -n team-a --name eval-7b --gpus 1 --cpu 4 --memory 16Gi \
-    -- python eval.py --checkpoint latest
-"$gpuq" submit --queue gpu-queue -n team-b --gpus 2 --count 2
+"$gpuq" apply -f examples/story/queues.yaml -f examples/story/pools.yaml
+"$gpuq" submit -f examples/story/jobs.yaml
 "$gpuq" list -A
-"$gpuq" schedule --until-stable
-"$gpuq" list -A -o wide
-"$gpuq" list clusterqueues
-"$gpuq" list localqueues -A
-"$gpuq" describe workload eval-7b -n team-a
+"$gpuq" run --seed 7 --summary
+"$gpuq" list -A --status all -o wide
+"$gpuq" describe workload h100-eval -n team-c

@@ -162,6 +162,8 @@ static int tree_root(const struct gq_snapshot *s, int node)
  * exactly the same (same scheduling hash) goes with it, since it would fail
  * the same way; it comes back with the head. Saves a cycle per such workload.
  * Those behind it have no higher priority, so none could preempt more.
+ * Flavor fallback's counts (wl->failed) are no part of the hash: a workload
+ * that carries them skips flavors others may take, so it goes alone.
  */
 static int set_aside_alike(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 {
@@ -170,7 +172,8 @@ static int set_aside_alike(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 
     for (i = 0; i < cq->nheap; i++) {
         x = cq->heap[i];
-        if (s->wls[x].shape == s->wls[w].shape && x != cq->sticky) {
+        if (s->wls[x].shape == s->wls[w].shape && x != cq->sticky && !s->wls[x].failed &&
+            !s->wls[w].failed) {
             if (set_aside(s, cq, x) < 0)
                 return -1;
         } else {
@@ -1030,6 +1033,7 @@ static void wl_free(struct gq_snap_wl *wl)
         ps_free(&wl->ps[i]);
     free(wl->ps);
     free(wl->last_tried);
+    free(wl->failed);
     free(wl->held.v);
     free(wl->reason);
     free(wl->message);
@@ -1047,6 +1051,7 @@ static void cq_free(struct gq_snap_cq *cq)
     }
     free(cq->groups);
     free(cq->group_of_res);
+    free(cq->fallback_after);
     free(cq->check_flavors);
     for (i = 0; i < cq->nchecks; i++) {
         free(cq->checks[i].name);

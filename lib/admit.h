@@ -117,6 +117,8 @@ struct gq_snap_cq {
     struct gq_snap_group *groups;
     size_t ngroups;
     int *group_of_res;            /* per resource index: group or -1 */
+    int32_t *fallback_after;      /* per flavor: skipped by a workload that failed provisioning
+                                     this often there (gpuq.dev/flavor-fallback-after); NULL */
     /* the queue */
     int *heap;                    /* workload indices */
     size_t nheap, capheap;
@@ -175,6 +177,8 @@ struct gq_snap_wl {
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
     uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
     int64_t requeue_at;           /* may not queue before this (ms); 0: now */
+    int32_t *failed;              /* per flavor: failed provisioning attempts (flavor
+                                     fallback, workloads.failed_flavors); NULL: none */
 };
 
 struct gq_snapshot {
@@ -266,6 +270,20 @@ int gq__admit_check_retry(struct gq_snapshot *s, int w, int64_t requeue_at, cons
                           struct gq_decisions *d);
 int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
                            struct gq_decisions *d);
+
+/*
+ * Flavor fallback (kueue-semantics.md §6, #2560; off unless a check's config
+ * sets gpuq.dev/flavor-fallback-after): a failed provisioning attempt of
+ * check c counts against every flavor w holds quota in that c applies to. A
+ * resource group whose flavors have all reached their fallback_after forgets
+ * its counts, so the next attempt starts again at its first flavor.
+ * 1: wl->failed changed; 0: not; -1 on ENOMEM.
+ */
+int gq__fallback_count(struct gq_snapshot *s, int w, const struct gq_admission_check_ref *c);
+
+/* Does check c apply to flavor f (its onFlavors name f, or it has none)? */
+bool gq__check_on_flavor(const struct gq_snapshot *s, const struct gq_admission_check_ref *c,
+                         int f);
 
 /* Evict everything a HoldAndDrain queue holds; decisions appended. */
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);

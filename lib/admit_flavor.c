@@ -6,6 +6,12 @@
  * affinity) is skipped; the quota check gives a mode (fit, preempt, reclaim,
  * no candidates, no fit) and a borrowing level; fungibility decides whether
  * to look further, and the best flavor seen is kept. Pure.
+ *
+ * Flavor fallback (gpuq's extension, off by default; kueue-semantics.md §6,
+ * #2560): a flavor in which the workload failed provisioning as often as
+ * its queue's fallback_after says is skipped like an untolerated one, so
+ * that the next flavor of the group is tried instead of the same one
+ * forever. The counts come in with the snapshot (wl->failed).
  */
 #include "admit_int.h"
 
@@ -174,6 +180,114 @@ static struct gmode try_flavor(struct psctx *c, int g, int f, enum gq_amode *mod
     return rep;
 }
 
+/* ------------------------------------------------------ flavor fallback */
+
+bool gq__check_on_flavor(const struct gq_snapshot *s, const struct gq_admission_check_ref *c, int f)
+{
+    size_t i;
+
+    for (i = 0; i < c->on_flavors.n; i++)
+        if (strcmp(s->flavors[f].name, c->on_flavors.v[i]) == 0)
+            return true;
+    return c->on_flavors.n == 0;
+}
+
+/* Has the workload failed provisioning in flavor f as often as its queue tolerates? */
+static bool fallen_back(const struct gq_snap_cq *cq, const struct gq_snap_wl *wl, int f)
+{
+    return cq->fallback_after && wl->failed && cq->fallback_after[f] > 0 &&
+           wl->failed[f] >= cq->fallback_after[f];
+}
+
+/*
+ * Flavor fallback skips a flavor only while the group keeps another one the
+ * pod set can use; when none is left the skips are ignored (it wraps around).
+ */
+static bool fallback_on(const struct psctx *c, const struct gq_snap_group *grp)
+{
+    const struct gq_snap_wl *wl = &c->s->wls[c->w];
+    bool any = false;
+    size_t i;
+    char why[256];
+
+    if (!c->cq->fallback_after || !wl->failed)
+        return false;
+    for (i = 0; i < grp->nflavors; i++)
+        any = any || fallen_back(c->cq, wl, grp->flavors[i]);
+    for (i = 0; any && i < grp->nflavors; i++)
+        if (!fallen_back(c->cq, wl, grp->flavors[i]) &&
+            gq__flavor_matches(c->s, grp->flavors[i], c->ps, why, sizeof(why)))
+            return true;
+    return false;
+}
+
+/* May the pod set take flavor f at all? If not, why (one of Kueue's per-flavor reasons). */
+static bool usable(struct psctx *c, int f, bool fallback)
+{
+    const struct gq_snap_wl *wl = &c->s->wls[c->w];
+    char why[256];
+
+    if (fallback && fallen_back(c->cq, wl, f)) {
+        snprintf(why, sizeof(why), "flavor %s skipped: %d failed provisioning attempts",
+                 c->s->flavors[f].name, (int)wl->failed[f]);
+        reason_add(&c->rs, why);
+        return false;
+    }
+    if (!gq__flavor_matches(c->s, f, c->ps, why, sizeof(why))) {
+        reason_add(&c->rs, why);
+        return false;
+    }
+    return true;
+}
+
+/* Forget the counts of every group whose flavors have all reached their limit. */
+static void fallback_wrap(const struct gq_snap_cq *cq, struct gq_snap_wl *wl)
+{
+    size_t g, i;
+    bool all;
+
+    for (g = 0; g < cq->ngroups; g++) {
+        const struct gq_snap_group *grp = &cq->groups[g];
+
+        for (i = 0, all = grp->nflavors > 0; all && i < grp->nflavors; i++)
+            all = fallen_back(cq, wl, grp->flavors[i]);
+        for (i = 0; all && i < grp->nflavors; i++)
+            wl->failed[grp->flavors[i]] = 0;
+    }
+}
+
+/* Is held[i] the first of w's held columns in its flavor? */
+static bool first_of_flavor(const struct gq_snapshot *s, const struct gq_uses *held, size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (held->v[j].fr / (int)s->nres == held->v[i].fr / (int)s->nres)
+            return false;
+    return true;
+}
+
+int gq__fallback_count(struct gq_snapshot *s, int w, const struct gq_admission_check_ref *c)
+{
+    struct gq_snap_wl *wl = &s->wls[w];
+    size_t i;
+    int f, changed = 0;
+
+    if (wl->cq < 0 || !s->cqs[wl->cq].fallback_after)
+        return 0;
+    if (!wl->failed && !(wl->failed = calloc(s->nflavors + 1, sizeof(*wl->failed))))
+        return -1;
+    for (i = 0; i < wl->held.n; i++) {
+        f = wl->held.v[i].fr / (int)s->nres;
+        if (first_of_flavor(s, &wl->held, i) && gq__check_on_flavor(s, c, f)) {
+            wl->failed[f]++;
+            changed = 1;
+        }
+    }
+    fallback_wrap(&s->cqs[wl->cq], wl);
+    return changed;
+}
+
 /* findFlavorForPodSets: the best flavor of group g, or -1. */
 static int find_flavor(struct psctx *c, int g, int *tried, enum gq_amode *modes, int *borrow)
 {
@@ -183,20 +297,19 @@ static int find_flavor(struct psctx *c, int g, int *tried, enum gq_amode *modes,
     enum gq_amode *scratch = calloc(c->ps->nres, sizeof(*scratch));
     int start = 0, attempted = -1, chosen = -1;
     size_t idx, j, slot = c->psi * c->cq->ngroups + (size_t)g;
-    char why[256];
+    bool fallback;
 
     if (!scratch)
         return -2;
     if (wl->last_tried && wl->last_tried[slot] >= 0)
         start = wl->last_tried[slot] + 1;
+    fallback = fallback_on(c, grp);
     for (idx = (size_t)start; idx < grp->nflavors; idx++) {
         int f = grp->flavors[idx];
 
         attempted = (int)idx;
-        if (!gq__flavor_matches(c->s, f, c->ps, why, sizeof(why))) {
-            reason_add(&c->rs, why);
+        if (!usable(c, f, fallback))
             continue;
-        }
         rep = try_flavor(c, g, f, scratch);
         if (!try_next(rep, c->cq) || preferred(rep, best, c->cq)) {
             best = rep;

@@ -1,6 +1,7 @@
 /*
- * api_list.c: listing workloads and queue objects, and deleting objects by
- * name. Everything here is one SQL statement per call, read through
+ * api_list.c: listing workloads, queue objects, and the ProvisioningRequests
+ * and PodTemplates gpuq created for admission checks; and deleting objects
+ * by name. Everything here is one SQL statement per call, read through
  * gq__store_query, so that a listing is one consistent snapshot and the
  * command that prints 100,000 rows does no per-row work beyond converting
  * text. Status columns (pending / admitted counts, a ClusterQueue's reason to
@@ -247,6 +248,13 @@ static const struct obj_query obj_queries[] = {
     {GQ_KIND_NAMESPACE,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
      "FROM namespaces ORDER BY name"},
+    /* Then: gpusPerNode, minNodes, maxNodes, provisioningTime, stockout. */
+    {GQ_KIND_NODE_POOL,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
+     "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at, "
+     "spec ->> '$.spec.gpusPerNode', spec ->> '$.spec.minNodes', spec ->> '$.spec.maxNodes', "
+     "spec ->> '$.spec.provisioningTime', spec ->> '$.spec.stockout' "
+     "FROM node_pools ORDER BY name"},
 };
 
 struct obj_walk {
@@ -255,12 +263,33 @@ struct obj_walk {
     void *payload;
 };
 
+/* A NodePool's columns (12 on), with its provisioning time written compactly into buf. */
+static void pool_columns(gq_object_info *o, int n, const char *const *v,
+                         char buf[GQ_DURATION_BUFSIZE])
+{
+    int64_t ms;
+
+    o->gpus_per_node = o->min_nodes = o->max_nodes = 0;
+    o->provisioning_time = NULL;
+    o->stockout = false;
+    if (n < 17)
+        return;
+    o->gpus_per_node = num(v[12]);
+    o->min_nodes = num(v[13]);
+    o->max_nodes = num(v[14]);
+    if (v[15] && gq__parse_duration_ms(v[15], &ms) == 0) {
+        gq__format_duration_ms(buf, GQ_DURATION_BUFSIZE, ms, true);
+        o->provisioning_time = buf;
+    }
+    o->stockout = num(v[16]) != 0;
+}
+
 static int obj_row(int n, const char *const *v, void *payload)
 {
     struct obj_walk *walk = payload;
+    char ptime[GQ_DURATION_BUFSIZE];
     gq_object_info o;
 
-    (void)n;
     o.resource = walk->resource;
     o.namespace = v[0];
     o.name = v[1];
@@ -274,6 +303,7 @@ static int obj_row(int n, const char *const *v, void *payload)
     o.reserving = num(v[9]);
     o.admitted = num(v[10]);
     o.created_ms = num(v[11]);
+    pool_columns(&o, n, v, ptime);
     return walk->fn(&o, walk->payload);
 }
 
@@ -332,4 +362,152 @@ int gq_object_delete(gq_db *db, const char *resource, const char *namespace, con
                          resource);
     d.ns = gq__kind_is_namespaced(d.kind) ? (namespace ? namespace : "default") : NULL;
     return gq__store_write(db->st, delete_txn, &d, err);
+}
+
+/* ------------------------------------------------------ provisioning requests */
+
+/*
+ * A walk of one of the two queries below: the caller's callback (one of the
+ * two is set), and whether a row came, for the not-found error.
+ */
+struct named_walk {
+    gq_provreq_fn provreq_fn;
+    gq_podtemplate_fn podtemplate_fn;
+    void *payload;
+    bool found;
+};
+
+/* Run sql with ?1 namespace, ?2 name; GQ_ENOTFOUND naming resource if a named one is absent. */
+static int named_query(gq_db *db, const char *sql, const char *ns, const char *name,
+                       gq__row_fn row, struct named_walk *walk, const char *resource,
+                       gq_error *err)
+{
+    const char *params[2] = {ns, name};
+    int rc = gq__store_query(db->st, sql, params, 2, row, walk, err);
+
+    if (rc == GQ_OK && name && !walk->found)
+        rc = gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", resource, name);
+    return rc;
+}
+
+/* A field of the condition of a type in the request's valid status JSON (column st). */
+#define PR_COND(field, type)                                                                       \
+    "(SELECT c.value ->> '" field "' FROM json_each(pr.st, '$.conditions') c "                     \
+    "WHERE c.value ->> 'type' = '" type "' LIMIT 1)"
+
+/*
+ * Columns: namespace, name, uid, workload, check, attempt, class, Accepted,
+ * Provisioned, Failed, message, spec, templates, status, created_at. A status
+ * that is not valid JSON reads as none, so one bad provider write cannot
+ * break every listing.
+ */
+static const char provreq_sql[] =
+    "WITH pr AS (SELECT p.*, CASE WHEN json_valid(p.status) THEN p.status END AS st "
+    "FROM provisioning_requests p WHERE p.deleted_at IS NULL "
+    "AND (?1 IS NULL OR p.namespace = ?1) AND (?2 IS NULL OR p.name = ?2)) "
+    "SELECT pr.namespace, pr.name, pr.uid, w.name, pr.check_name, pr.attempt, pr.class, "
+    PR_COND("status", "Accepted") ", " PR_COND("status", "Provisioned") ", "
+    PR_COND("status", "Failed") ", "
+    "CASE WHEN " PR_COND("status", "Failed") " = 'True' THEN " PR_COND("message", "Failed")
+    " ELSE " PR_COND("message", "Provisioned") " END, "
+    "pr.spec, pr.templates, pr.st, pr.created_at "
+    "FROM pr LEFT JOIN workloads w ON w.id = pr.workload_id ORDER BY pr.namespace, pr.name";
+
+static int provreq_row(int n, const char *const *v, void *payload)
+{
+    struct named_walk *walk = payload;
+    gq_provreq_info pr;
+
+    (void)n;
+    walk->found = true;
+    pr.namespace = v[0];
+    pr.name = v[1];
+    pr.uid = v[2];
+    pr.workload = v[3];
+    pr.check = v[4];
+    pr.attempt = num(v[5]);
+    pr.class_name = v[6];
+    pr.accepted = v[7];
+    pr.provisioned = v[8];
+    pr.failed = v[9];
+    pr.message = v[10];
+    pr.object = v[11];
+    pr.templates = v[12];
+    pr.status = v[13];
+    pr.created_ms = num(v[14]);
+    return walk->provreq_fn(&pr, walk->payload);
+}
+
+int gq_provreq_list(gq_db *db, const char *namespace, const char *name, gq_provreq_fn fn,
+                    void *payload, gq_error *err)
+{
+    struct named_walk walk = {fn, NULL, payload, false};
+
+    GQ_ASSERT_ARG(db && fn);
+    return named_query(db, provreq_sql, namespace, name, provreq_row, &walk,
+                       "provisioningrequests.autoscaling.x-k8s.io", err);
+}
+
+/* A JSON array of the template's containers, as one comma-separated column. */
+#define PT_CONTAINERS(field)                                                                       \
+    "(SELECT group_concat(c.value ->> '" field "', ',') "                                          \
+    "FROM json_each(obj, '$.template.spec.containers') c)"
+
+/*
+ * Columns: namespace, name, request, request uid, container names, images,
+ * pod labels, object, created_at. A PodTemplate is stored inside its
+ * request's row and has no UID of its own: pt_row derives one.
+ */
+static const char podtemplate_sql[] =
+    "WITH pt AS (SELECT p.namespace AS ns, t.value ->> '$.metadata.name' AS name, p.name AS pr, "
+    "p.uid AS pr_uid, t.value AS obj, p.created_at AS created "
+    "FROM provisioning_requests p, json_each(p.templates) t WHERE p.deleted_at IS NULL "
+    "AND (?1 IS NULL OR p.namespace = ?1)) "
+    "SELECT ns, name, pr, pr_uid, " PT_CONTAINERS("name") ", " PT_CONTAINERS("image") ", "
+    "(SELECT group_concat(l.key || '=' || l.value, ',') FROM (SELECT key, value "
+    "  FROM json_each(obj, '$.template.metadata.labels') ORDER BY key) l), obj, created "
+    "FROM pt WHERE ?2 IS NULL OR name = ?2 ORDER BY ns, name";
+
+/* A name-based UID (RFC 4122 version 5 layout) from the owner's UID and the name. */
+static void derived_uid(char out[37], const char *owner_uid, const char *name)
+{
+    char in[512], hex[41];
+    int n = snprintf(in, sizeof(in), "%s/%s", owner_uid ? owner_uid : "", name ? name : "");
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(in) ? (size_t)n : sizeof(in) - 1;
+
+    gq__sha1_hex(hex, in, len);
+    hex[12] = '5';
+    hex[16] = "89ab"[(hex[16] >= 'a' ? hex[16] - 'a' + 10 : hex[16] - '0') & 3];
+    snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+}
+
+static int pt_row(int n, const char *const *v, void *payload)
+{
+    struct named_walk *walk = payload;
+    gq_podtemplate_info pt;
+    char uid[37];
+
+    (void)n;
+    walk->found = true;
+    derived_uid(uid, v[3], v[1]);
+    pt.namespace = v[0];
+    pt.name = v[1];
+    pt.uid = uid;
+    pt.provreq = v[2];
+    pt.provreq_uid = v[3];
+    pt.containers = v[4];
+    pt.images = v[5];
+    pt.pod_labels = v[6];
+    pt.object = v[7];
+    pt.created_ms = num(v[8]);
+    return walk->podtemplate_fn(&pt, walk->payload);
+}
+
+int gq_podtemplate_list(gq_db *db, const char *namespace, const char *name, gq_podtemplate_fn fn,
+                        void *payload, gq_error *err)
+{
+    struct named_walk walk = {NULL, fn, payload, false};
+
+    GQ_ASSERT_ARG(db && fn);
+    return named_query(db, podtemplate_sql, namespace, name, pt_row, &walk, "podtemplates", err);
 }

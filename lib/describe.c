@@ -895,6 +895,8 @@ static const struct {
                                   "spec ->> 'kind' FROM provisioning_configs WHERE name = ?1"},
     {GQ_KIND_CONFIGURATION, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                             "spec ->> 'kind' FROM configurations WHERE name = ?1"},
+    {GQ_KIND_NODE_POOL, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                        "spec ->> 'kind' FROM node_pools WHERE name = ?1"},
 };
 
 static int describe_generic(struct describe *d, struct row *r)
@@ -1070,6 +1072,17 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
         line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));
 }
 
+/* How long the job runs once its pods start (gpuq.dev/duration), when it says. */
+static void put_duration(struct describe *d, const char *ms)
+{
+    char buf[GQ_DURATION_BUFSIZE];
+
+    if (!ms)
+        return;
+    gq__format_duration_ms(buf, sizeof(buf), num(ms), true);
+    line(&d->t, 0, "Duration:\t%s\n", buf);
+}
+
 /* Columns: namespace, name, priority, gpus, queued_at, reason. */
 static int ahead_row(int n, const char *const *v, void *payload)
 {
@@ -1123,7 +1136,7 @@ static int describe_workload(struct describe *d, struct row *r)
 {
     static const char sql[] =
         "SELECT spec, admission, priority, queued_at, id, evicted_reason, evicted_message, "
-        "preempted_reason, evictions FROM workloads WHERE uid = ?1";
+        "preempted_reason, evictions, duration_ms FROM workloads WHERE uid = ?1";
     struct wl_found w;
     int rc;
 
@@ -1132,6 +1145,7 @@ static int describe_workload(struct describe *d, struct row *r)
         (rc = put_meta(d, w.s[0], w.s[1], w.s[2], r->v[0], NULL)))
         goto out;
     put_wl_fields(d, &w);
+    put_duration(d, r->v[9]);
     if (w.position_cq >= 0)
         line(&d->t, 0, "Position in ClusterQueue:\t%" PRId64 "\n", w.position_cq);
     put_eviction(d, r);
@@ -1150,6 +1164,136 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------- provisioning requests */
+
+/*
+ * The request gq_provreq_list found, copied: namespace, name, uid, workload,
+ * check, attempt, class, spec, status, created_at.
+ */
+static int provreq_found(const gq_provreq_info *pr, void *payload)
+{
+    char attempt[24], created[24];
+    const char *v[10] = {pr->namespace, pr->name,       pr->uid,    pr->workload, pr->check,
+                         attempt,       pr->class_name, pr->object, pr->status,   created};
+
+    snprintf(attempt, sizeof(attempt), "%" PRId64, pr->attempt);
+    snprintf(created, sizeof(created), "%" PRId64, pr->created_ms);
+    row_clear(payload);
+    return row_copy(10, v, payload) == 1 ? 0 : GQ_ENOMEM;
+}
+
+/* A table being written: its rows at level 1, the row's columns tab-separated. */
+struct cells_ctx {
+    struct describe *d;
+    int rows;
+};
+
+static int cells_row(int n, const char *const *v, void *payload)
+{
+    struct cells_ctx *c = payload;
+    int i;
+
+    c->rows++;
+    line(&c->d->t, 1, "%s", "");
+    for (i = 0; i < n; i++)
+        line(&c->d->t, 0, "%s%s", i ? "\t" : "", v[i] ? v[i] : "");
+    put(&c->d->t, "\n", 1);
+    return 0;
+}
+
+/*
+ * "Title:" and a table of the rows of sql (?1 param) under a header and its
+ * dashes (none when head is NULL), or "Title:\t<none>" when there are no rows.
+ */
+static int put_table(
+    struct describe *d, const char *title, const char *head, const char *sql, const char *param)
+{
+    struct cells_ctx c = {d, 0};
+    size_t mark = d->t.len, i;
+    int rc;
+
+    flush(&d->t);
+    line(&d->t, 0, "%s:\n", title);
+    if (head) {
+        line(&d->t, 1, "%s\n", head);
+        line(&d->t, 1, "%s", "");
+        for (i = 0; head[i]; i++)
+            put(&d->t, head[i] == '\t' ? "\t" : "-", 1);
+        put(&d->t, "\n", 1);
+    }
+    rc = gq__store_query(d->db->st, sql, &param, 1, cells_row, &c, d->err);
+    if (rc == GQ_OK && c.rows == 0 && !d->t.oom) {
+        d->t.len = mark;
+        if (d->t.p)
+            d->t.p[mark] = '\0';
+        line(&d->t, 0, "%s:\t<none>\n", title);
+    } else {
+        flush(&d->t);
+    }
+    return rc;
+}
+
+/* After a lookup into r (namespace, name, uid first): its metadata, or the lookup's error. */
+static int put_found_meta(struct describe *d, int rc, struct row *r, int object_col)
+{
+    if (rc == GQ_ENOMEM)
+        return gq__error(d->err, GQ_ENOMEM, "out of memory");
+    if (rc != GQ_OK)
+        return rc;
+    return put_meta(d, r->v[0], r->v[1], r->v[2], r->v[object_col], NULL);
+}
+
+static int describe_provreq(struct describe *d, struct row *r)
+{
+    static const char params_sql[] =
+        "SELECT key || ':', " ONE_LINE("value") " FROM json_each(?1, '$.spec.parameters') "
+                                                "ORDER BY key";
+    static const char podsets_sql[] =
+        "SELECT p.value ->> '$.podTemplateRef.name', p.value ->> 'count' "
+        "FROM json_each(?1, '$.spec.podSets') p ORDER BY p.key";
+    static const char conditions_sql[] =
+        "SELECT c.value ->> 'type', c.value ->> 'status', c.value ->> 'reason', " ONE_LINE(
+            "coalesce(c.value ->> 'message', '')") " FROM json_each(?1, '$.conditions') c "
+                                                   "ORDER BY c.key";
+    char buf[32];
+    int rc = gq_provreq_list(d->db, d->ns, d->name, provreq_found, r, d->err);
+
+    if ((rc = put_found_meta(d, rc, r, 7)) != GQ_OK)
+        return rc;
+    line(&d->t, 0, "Class:\t%s\n", or_none(r->v[6]));
+    line(&d->t, 0, "Workload:\t%s\n", or_none(r->v[3]));
+    line(&d->t, 0, "Check:\t%s\n", or_none(r->v[4]));
+    line(&d->t, 0, "Attempt:\t%s\n", r->v[5]);
+    if ((rc = put_table(d, "Parameters", NULL, params_sql, r->v[7])) ||
+        (rc = put_table(d, "Pod Sets", "Pod Template\tCount", podsets_sql, r->v[7])) ||
+        (rc = put_table(d, "Conditions", "Type\tStatus\tReason\tMessage", conditions_sql, r->v[8])))
+        return rc;
+    line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, num(r->v[9])));
+    return put_events(d, r->v[2]);
+}
+
+/* The template gq_podtemplate_list found, copied: namespace, name, uid, request, object. */
+static int podtemplate_found(const gq_podtemplate_info *pt, void *payload)
+{
+    const char *v[5] = {pt->namespace, pt->name, pt->uid, pt->provreq, pt->object};
+
+    row_clear(payload);
+    return row_copy(5, v, payload) == 1 ? 0 : GQ_ENOMEM;
+}
+
+static int describe_podtemplate(struct describe *d, struct row *r)
+{
+    int rc = gq_podtemplate_list(d->db, d->ns, d->name, podtemplate_found, r, d->err);
+
+    if ((rc = put_found_meta(d, rc, r, 4)) != GQ_OK)
+        return rc;
+    line(&d->t, 0, "Provisioning Request:\t%s\n", or_none(r->v[3]));
+    line(&d->t, 0, "Pod Template:\n");
+    if ((rc = put_tree(d, 1, r->v[4], "$.template", false)) != GQ_OK)
+        return rc;
+    return put_events(d, r->v[2]);
+}
+
 /* ----------------------------------------------------------------- describe */
 
 static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
@@ -1165,6 +1309,12 @@ static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
     switch (d->kind) {
     case GQ_KIND_CLUSTER_QUEUE:
         rc = describe_cq(d, &r);
+        break;
+    case GQ_KIND_PROVISIONING_REQUEST:
+        rc = describe_provreq(d, &r);
+        break;
+    case GQ_KIND_POD_TEMPLATE:
+        rc = describe_podtemplate(d, &r);
         break;
     case GQ_KIND_LOCAL_QUEUE:
         rc = describe_lq(d, &r);

@@ -23,13 +23,35 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
                                  size_t notelen, gq_error *err);
 
 /*
- * Each live ProvisioningRequest's status into its check (Kueue's
- * syncCheckStates); a reserved workload whose checks all turn Ready gets a
- * GQ_DEC_READY decision (engine_provision.c). Retry and Rejected are
- * recorded on the check; acting on them is still to come.
+ * Each live ProvisioningRequest's new status into its check (Kueue's
+ * syncCheckStates), then the requests that timed out
+ * (gpuq.dev/provisioning-timeout) as failed attempts; a reserved workload
+ * whose checks all turn Ready gets a GQ_DEC_READY decision, Retry a
+ * GQ_DEC_EVICT with its backoff, Rejected a GQ_DEC_DEACTIVATE; failed
+ * attempts are counted for flavor fallback (engine_provision.c).
  */
 int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t now,
                            struct gq_decisions *d, gq_error *err);
+
+/*
+ * For a runner that jumps its virtual clock from event to event: the
+ * earliest moment after now at which a ProvisioningRequest times out
+ * (gpuq.dev/provisioning-timeout; the sync above acts on it once now has
+ * reached it), *next 0 when none will. Inside the caller's transaction.
+ * GQ_EIO from the store, GQ_ENOMEM.
+ */
+int gq__engine_provision_deadline(struct gq_store *st, int64_t now, int64_t *next, gq_error *err);
+
+struct gq_sim_pool;
+
+/*
+ * The NodePools (sim.gpuq.dev) from the store, inside the caller's
+ * transaction, ordered by name, as the simulator takes them (sim.h); free
+ * with gq__sim_pools_free. *out is NULL and *n 0 when there are none
+ * (engine_pools.c). GQ_ENOMEM; GQ_EIO for a stored spec that no longer
+ * decodes, naming it.
+ */
+int gq__engine_load_pools(struct gq_store *st, struct gq_sim_pool **out, size_t *n, gq_error *err);
 
 /*
  * A gq__object_cb that moves the one decoded object into payload (a struct

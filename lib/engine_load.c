@@ -17,6 +17,7 @@
 #include "error.h"
 #include "manifest_load.h"
 #include "manifest_snapshot.h"
+#include "provision.h"
 #include "store.h"
 
 struct qrow {
@@ -42,6 +43,11 @@ struct loader {
     size_t capcq;
     struct gq_intern cqnames;
     struct gq_intern checks;
+    int32_t *check_fallback;   /* per check: its config's flavor-fallback-after, 0: off */
+    size_t capcheckfb;
+    struct gq_intern prcs;     /* ProvisioningRequestConfigs that set a fallback */
+    int32_t *prc_fallback;     /* parallel to prcs */
+    size_t capprcfb;
     int64_t *ids;              /* workload ids, ascending, parallel to s->wls */
     size_t capwls, capids, caplqs, capnss;
     struct gq_intern lqkeys;   /* "namespace/name", index = s->lqs index */
@@ -50,6 +56,11 @@ struct loader {
         int64_t amount;
     } *u;                      /* usage rows, resolved once the name tables are complete */
     size_t nu, capu;
+    struct frow {
+        int w, flavor;
+        int32_t n;
+    } *failed;                 /* flavor fallback counts, resolved with the usage rows */
+    size_t nfailed, capfailed;
 };
 
 static int nomem(struct loader *l)
@@ -171,12 +182,42 @@ static int cq_row(int n, const char *const *v, void *p)
     return 0;
 }
 
+/* Columns: name, spec. Only a config that sets a flavor fallback is remembered. */
+static int prc_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    struct gq_object o;
+    int c, rc;
+
+    (void)n;
+    if ((rc = decode_spec(l, v[1], &o)) == GQ_OK && o.u.prc.fallback_after > 0) {
+        if ((c = gq__intern(&l->prcs, v[0])) < 0 ||
+            gq__grow(&l->prc_fallback, &l->capprcfb, (size_t)c, sizeof(int32_t)) < 0)
+            rc = nomem(l);
+        else
+            l->prc_fallback[c] = o.u.prc.fallback_after;
+    }
+    gq__object_clear(&o);
+    return rc;
+}
+
+/* Columns: name, spec; a check of the provisioning controller takes its config's fallback. */
 static int check_row(int n, const char *const *v, void *p)
 {
     struct loader *l = p;
+    int c = gq__intern(&l->checks, v[0]), f;
+    struct gq_object o;
+    int rc;
 
     (void)n;
-    return gq__intern(&l->checks, v[0]) < 0 ? nomem(l) : 0;
+    if (c < 0 || gq__grow(&l->check_fallback, &l->capcheckfb, (size_t)c, sizeof(int32_t)) < 0)
+        return nomem(l);
+    if ((rc = decode_spec(l, v[1], &o)) == GQ_OK && o.u.ac.controller_name &&
+        strcmp(o.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0 && o.u.ac.params_name &&
+        (f = gq__intern_find(&l->prcs, o.u.ac.params_name)) >= 0)
+        l->check_fallback[c] = l->prc_fallback[f];
+    gq__object_clear(&o);
+    return rc;
 }
 
 /* Columns: namespace, name, cluster_queue, stop_policy. */
@@ -352,6 +393,22 @@ static int usage_row(int n, const char *const *v, void *p)
     return 0;
 }
 
+/* Columns: workload_id, flavor, attempts (json_each of failed_flavors). */
+static int failed_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int w = find_wl(l, num(v[0]));
+    int f = gq__intern_find(&l->s->flavor_names, v[1]);
+
+    (void)n;
+    if (w < 0 || f < 0 || num(v[2]) <= 0) /* a flavor no queue names any more */
+        return 0;
+    if (gq__grow(&l->failed, &l->capfailed, l->nfailed, sizeof(*l->failed)) < 0)
+        return nomem(l);
+    l->failed[l->nfailed++] = (struct frow){w, f, (int32_t)num(v[2])};
+    return 0;
+}
+
 /* ------------------------------------------------------------- queries */
 
 static const struct {
@@ -361,7 +418,8 @@ static const struct {
     {"SELECT name, spec FROM resource_flavors ORDER BY name", flavor_row},
     {"SELECT name, parent, spec FROM cohorts ORDER BY name", cohort_row},
     {"SELECT name, spec FROM cluster_queues ORDER BY name", cq_row},
-    {"SELECT name FROM admission_checks ORDER BY name", check_row},
+    {"SELECT name, spec FROM provisioning_configs ORDER BY name", prc_row},
+    {"SELECT name, spec FROM admission_checks ORDER BY name", check_row},
     {"SELECT owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, "
      "borrowing_limit, lending_limit FROM quotas ORDER BY owner_kind, owner, group_index, "
      "flavor_index",
@@ -380,6 +438,10 @@ static const struct {
      "ON w.id = u.workload_id WHERE w.state IN ('reserved', 'admitted', 'running') "
      "ORDER BY u.workload_id, u.flavor, u.resource",
      usage_row},
+    {"SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
+     "WHERE w.failed_flavors IS NOT NULL "
+     "AND w.state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY w.id",
+     failed_row},
 };
 
 static int read_all(struct loader *l)
@@ -584,6 +646,36 @@ static int check_flavors(struct loader *l, struct gq_snap_cq *cq, const struct g
     return GQ_OK;
 }
 
+/*
+ * Flavor fallback: per flavor of the queue, the smallest limit among its
+ * checks that apply to that flavor and whose config sets one.
+ */
+static int fallback_limits(struct loader *l, struct gq_snap_cq *cq)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i, g, k;
+    int32_t n;
+    int c, f;
+
+    for (i = 0; i < cq->nchecks; i++) {
+        c = gq__intern_find(&l->checks, cq->checks[i].name);
+        if (c < 0 || (size_t)c >= l->capcheckfb || !(n = l->check_fallback[c]))
+            continue;
+        if (!cq->fallback_after &&
+            !(cq->fallback_after = calloc(s->nflavors + 1, sizeof(*cq->fallback_after))))
+            return nomem(l);
+        for (g = 0; g < cq->ngroups; g++) {
+            for (k = 0; k < cq->groups[g].nflavors; k++) {
+                f = cq->groups[g].flavors[k];
+                if (gq__check_on_flavor(s, &cq->checks[i], f) &&
+                    (!cq->fallback_after[f] || n < cq->fallback_after[f]))
+                    cq->fallback_after[f] = n;
+            }
+        }
+    }
+    return GQ_OK;
+}
+
 static int cluster_queue(struct loader *l, int q)
 {
     struct gq_snapshot *s = l->s;
@@ -627,7 +719,9 @@ static int cluster_queue(struct loader *l, int q)
     if (spec->namespace_selector &&
         (rc = gq__manifest_selector(spec->namespace_selector, &cq->ns_selector, l->err)) != GQ_OK)
         return rc;
-    return groups(l, q, cq);
+    if ((rc = groups(l, q, cq)) != GQ_OK)
+        return rc;
+    return fallback_limits(l, cq);
 }
 
 /* Each pod set of a queue that accounts pods requests one pod per pod. */
@@ -674,6 +768,28 @@ static void heights(struct gq_snapshot *s)
     }
 }
 
+/* Usage rows into each workload's held quota; fallback counts into each workload. */
+static int workload_rows(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i;
+
+    for (i = 0; i < l->nu; i++) {
+        const struct urow *u = &l->u[i];
+
+        if (gq__uses_add(&s->wls[u->w].held, gq__fr(s, u->flavor, u->res), u->amount) < 0)
+            return nomem(l);
+    }
+    for (i = 0; i < l->nfailed; i++) {
+        struct gq_snap_wl *wl = &s->wls[l->failed[i].w];
+
+        if (!wl->failed && !(wl->failed = calloc(s->nflavors + 1, sizeof(*wl->failed))))
+            return nomem(l);
+        wl->failed[l->failed[i].flavor] = l->failed[i].n;
+    }
+    return GQ_OK;
+}
+
 static int assemble(struct loader *l)
 {
     struct gq_snapshot *s = l->s;
@@ -702,12 +818,8 @@ static int assemble(struct loader *l)
     heights(s);
     for (i = 0; i < s->ncqs; i++)
         activity(l, &s->cqs[i]);
-    for (i = 0; i < l->nu; i++) {
-        const struct urow *u = &l->u[i];
-
-        if (gq__uses_add(&s->wls[u->w].held, gq__fr(s, u->flavor, u->res), u->amount) < 0)
-            return nomem(l);
-    }
+    if ((rc = workload_rows(l)) != GQ_OK)
+        return rc;
     for (i = 0; i < s->nwls; i++)
         if (s->wls[i].state != GQ_WS_PENDING)
             gq__uses_apply(s, s->wls[i].cq, &s->wls[i].held, 1);
@@ -732,9 +844,13 @@ static void loader_free(struct loader *l)
     free(l->cqobjs);
     gq__intern_free(&l->cqnames);
     gq__intern_free(&l->checks);
+    free(l->check_fallback);
+    gq__intern_free(&l->prcs);
+    free(l->prc_fallback);
     gq__intern_free(&l->lqkeys);
     free(l->ids);
     free(l->u);
+    free(l->failed);
 }
 
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)

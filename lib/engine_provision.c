@@ -7,6 +7,16 @@
  * PodTemplates are created, as Kueue names and writes them, in the same
  * transaction as the reservation. A check whose workload uses none of the
  * config's managed resources is Ready at once ("not needed").
+ *
+ * Each scheduling cycle then turns the requests' new statuses into their
+ * checks' states and acts on them (Retry evicts, Rejected deactivates, all
+ * Ready admits), and applies gpuq's two extensions, both off unless the
+ * config is annotated (kueue-semantics.md §6): a request not provisioned
+ * within gpuq.dev/provisioning-timeout fails its attempt (#3245), and a
+ * failed attempt is counted against the workload's flavors for
+ * gpuq.dev/flavor-fallback-after (#2560; workloads.failed_flavors, read
+ * back by engine_load.c). A cycle sees a few live requests per reserved
+ * workload; the configs it needs are read once per cycle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,14 +57,13 @@ static int load(struct gq_store *st, const char *sql, const char *key, char **te
 static bool applies(const struct gq_snapshot *s, const struct gq_admission_check_ref *c,
                     const struct gq_snap_wl *wl)
 {
-    size_t i, j;
+    size_t i;
 
     if (!c->on_flavors.n)
         return true;
     for (i = 0; i < wl->held.n; i++)
-        for (j = 0; j < c->on_flavors.n; j++)
-            if (strcmp(s->flavors[wl->held.v[i].fr / (int)s->nres].name, c->on_flavors.v[j]) == 0)
-                return true;
+        if (gq__check_on_flavor(s, c, wl->held.v[i].fr / (int)s->nres))
+            return true;
     return false;
 }
 
@@ -255,9 +264,15 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
 
 /* ------------------------------------------------------------ check sync */
 
+/* The columns sync_row reads, for one request and its check. */
+#define SYNC_SELECT                                                                                \
+    "SELECT p.workload_id, p.check_name, p.attempt, p.status, c.state, c.message, "                \
+    "c.retry_count, p.name, p.id, p.created_at FROM provisioning_requests p "                      \
+    "JOIN workload_checks c ON c.workload_id = p.workload_id AND c.name = p.check_name "
+
 struct sync_row {
-    int64_t id, workload_id;
-    char *check, *status, *state, *message, *name;
+    int64_t id, workload_id, created_at;
+    char *check, *status, *state, *message, *name; /* status may be NULL */
     int32_t attempt, retry_count;
 };
 
@@ -269,7 +284,7 @@ struct sync_rows {
 
 /*
  * Columns: workload_id, check_name, attempt, status, state, message,
- * retry_count, name, id.
+ * retry_count, name, id, created_at.
  */
 static int sync_row(int n, const char *const *v, void *payload)
 {
@@ -285,13 +300,14 @@ static int sync_row(int n, const char *const *v, void *payload)
     r->workload_id = strtoll(v[0], NULL, 10);
     r->check = strdup(v[1]);
     r->attempt = (int32_t)strtol(v[2], NULL, 10);
-    r->status = strdup(v[3]);
+    r->status = v[3] ? strdup(v[3]) : NULL;
     r->state = strdup(v[4]);
     r->message = strdup(v[5] ? v[5] : "");
     r->retry_count = (int32_t)strtol(v[6], NULL, 10);
     r->name = strdup(v[7]);
     r->id = strtoll(v[8], NULL, 10);
-    if (!r->check || !r->status || !r->state || !r->message || !r->name)
+    r->created_at = strtoll(v[9], NULL, 10);
+    if (!r->check || (v[3] && !r->status) || !r->state || !r->message || !r->name)
         rows->failed = true;
     return rows->failed ? GQ_ENOMEM : 0;
 }
@@ -310,7 +326,21 @@ static void rows_free(struct sync_rows *rows)
     free(rows->v);
 }
 
-/* The retry strategy of a check's ProvisioningRequestConfig (Kueue's defaults if none). */
+/* The rows of sql (SYNC_SELECT ...; ?1 bound to param when given). */
+static int read_rows(struct gq_store *st, const char *sql, const char *param,
+                     struct sync_rows *rows, gq_error *err)
+{
+    int rc = gq__store_query(st, sql, &param, param ? 1 : 0, sync_row, rows, err);
+
+    if (rows->failed)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
+    return rc;
+}
+
+/*
+ * What the engine needs of a check's ProvisioningRequestConfig: the retry
+ * strategy (Kueue's defaults if none) and gpuq's timeout and fallback.
+ */
 static int strategy(struct gq_store *st, const char *check, struct gq_provisioning_config *out,
                     gq_error *err)
 {
@@ -322,6 +352,8 @@ static int strategy(struct gq_store *st, const char *check, struct gq_provisioni
     out->backoff_limit_count = found ? prc.u.prc.backoff_limit_count : 3;
     out->backoff_base_seconds = found ? prc.u.prc.backoff_base_seconds : 60;
     out->backoff_max_seconds = found ? prc.u.prc.backoff_max_seconds : 1800;
+    out->timeout_ms = found ? prc.u.prc.timeout_ms : 0;
+    out->fallback_after = found ? prc.u.prc.fallback_after : 0;
     gq__object_clear(&prc);
     return rc;
 }
@@ -329,7 +361,7 @@ static int strategy(struct gq_store *st, const char *check, struct gq_provisioni
 /* The retry strategies read in one sync, by check name (a handful of checks). */
 struct strategies {
     struct {
-        const char *check;
+        char check[254]; /* a DNS subdomain: at most 253 characters */
         struct gq_provisioning_config cfg;
     } v[16];
     size_t n;
@@ -347,61 +379,90 @@ static int strategy_of(struct gq_store *st, struct strategies *c, const char *ch
             return GQ_OK;
         }
     }
-    if ((rc = strategy(st, check, out, err)) == GQ_OK && c->n < 16) {
-        c->v[c->n].check = check;
+    if ((rc = strategy(st, check, out, err)) == GQ_OK && c->n < 16 &&
+        strlen(check) < sizeof(c->v[0].check)) {
+        memcpy(c->v[c->n].check, check, strlen(check) + 1);
         c->v[c->n++].cfg = *out;
     }
     return rc;
 }
 
-/*
- * One request's status into its check (Kueue's syncCheckStates). 1: the
- * check changed. The status is marked seen once its workload was there to
- * judge it.
- */
-static int sync_one(struct gq_store *st, const struct gq_snapshot *s, const struct sync_row *r,
-                    int64_t now, struct strategies *cache, struct gq_check_update *up,
-                    gq_error *err)
+/* One sync of the checks: the engine's state and the configs read so far. */
+struct sync {
+    struct gq_store *st;     /* inside the cycle's transaction */
+    struct gq_snapshot *s;   /* the engine's, changed as the decisions say */
+    int64_t now;             /* the cycle's time, the database's clock */
+    struct gq_decisions *d;  /* appended to */
+    struct strategies cache; /* configs by check */
+    gq_error *err;
+};
+
+/* A check's new state on the workload: the row, an event, and a note in plain words. */
+static int record(struct sync *c, int w, const struct sync_row *r, const struct gq_check_update *u)
 {
-    struct gq_provisioning_config cfg;
-    struct gq_provreq_status status;
-    struct gq_check_update u;
-    int w = gq__snapshot_find(s, r->workload_id);
-    void *keep = NULL;
+    const struct gq_snap_wl *wl = &c->s->wls[w];
+    const char *state = gq__check_state_name(u->state);
+    char note[700];
     int rc;
 
-    if (w < 0 || (s->wls[w].state != GQ_WS_RESERVED && s->wls[w].state != GQ_WS_ADMITTED))
-        return 0;
-    if ((rc = gq__store_provreq_synced(st, r->id, err)) != GQ_OK ||
-        (rc = strategy_of(st, cache, r->check, &cfg, err)) != GQ_OK ||
-        (rc = gq__manifest_provreq_status(r->status, &status, &keep, err)) != GQ_OK)
+    if ((rc = gq__store_set_check(c->st, r->workload_id, r->check, state, u->message, c->now,
+                                  c->err)) != GQ_OK ||
+        (rc = gq__store_event(c->st, "Workload", wl->ns, wl->name, wl->uid, "Normal",
+                              "AdmissionCheckUpdated", u->message, r->state, state, c->now,
+                              c->err)) != GQ_OK ||
+        wl->state != GQ_WS_RESERVED)
         return rc;
-    gq__check_from_provreq(&status, r->attempt, r->retry_count, &cfg,
-                           s->wls[w].state == GQ_WS_ADMITTED, &u);
-    gq__manifest_release(keep);
-    if (u.unchanged || (strcmp(r->state, gq__check_state_name(u.state)) == 0 &&
-                        strcmp(r->message, u.message) == 0))
-        return 0;
-    if ((rc = gq__store_set_check(st, r->workload_id, r->check, gq__check_state_name(u.state),
-                                  u.message, now, err)) != GQ_OK)
-        return rc;
-    rc = gq__store_event(st, "Workload", s->wls[w].ns, s->wls[w].name, s->wls[w].uid, "Normal",
-                         "AdmissionCheckUpdated", u.message, r->state,
-                         gq__check_state_name(u.state), now, err);
-    if (rc == GQ_OK && s->wls[w].state == GQ_WS_RESERVED) {
-        /* Say where it stands in plain words, with the provider's message (GKE's ETA). */
-        char note[700];
+    /* Say where it stands in plain words, with the provider's message (GKE's ETA). */
+    snprintf(note, sizeof(note), "%s: ProvisioningRequest %s (attempt %d)%s%s",
+             u->state == GQ_CHECK_PENDING ? "waiting for capacity"
+             : u->state == GQ_CHECK_READY ? "capacity provisioned"
+             : u->state == GQ_CHECK_RETRY ? "provisioning failed, will retry"
+                                          : "provisioning rejected",
+             r->name, (int)r->attempt, u->message[0] ? ": " : "", u->message);
+    return gq__store_set_note(c->st, r->workload_id, "UnsatisfiedAdmissionChecks", note, c->err);
+}
 
-        snprintf(note, sizeof(note), "%s: ProvisioningRequest %s (attempt %d)%s%s",
-                 u.state == GQ_CHECK_PENDING ? "waiting for capacity"
-                 : u.state == GQ_CHECK_READY ? "capacity provisioned"
-                 : u.state == GQ_CHECK_RETRY ? "provisioning failed, will retry"
-                                             : "provisioning rejected",
-                 r->name, (int)r->attempt, u.message[0] ? ": " : "", u.message);
-        rc = gq__store_set_note(st, r->workload_id, "UnsatisfiedAdmissionChecks", note, err);
-    }
-    *up = u;
-    return rc == GQ_OK ? 1 : rc;
+/* wl->failed as workloads.failed_flavors, {"flavor": attempts}; NULL when none is left. */
+static int failed_json(const struct gq_snapshot *s, const struct gq_snap_wl *wl, char **out)
+{
+    size_t i, len = 1, cap = 3;
+
+    *out = NULL;
+    for (i = 0; i < s->nflavors; i++)
+        if (wl->failed[i] > 0)
+            cap += strlen(s->flavors[i].name) + 16;
+    if (cap == 3)
+        return 0;
+    if (!(*out = malloc(cap)))
+        return -1;
+    (*out)[0] = '{';
+    for (i = 0; i < s->nflavors; i++) /* flavor names are DNS names: nothing to escape */
+        if (wl->failed[i] > 0)
+            len += (size_t)snprintf(*out + len, cap - len, "%s\"%s\":%d", len > 1 ? "," : "",
+                                    s->flavors[i].name, (int)wl->failed[i]);
+    snprintf(*out + len, cap - len, "}");
+    return 0;
+}
+
+/* Flavor fallback: a failed attempt of check counted against w's flavors, and stored. */
+static int count_failure(struct sync *c, int w, const char *check)
+{
+    const struct gq_snap_cq *cq = &c->s->cqs[c->s->wls[w].cq];
+    const struct gq_admission_check_ref every = {NULL, {NULL, 0}}, *ref = &every;
+    char *json;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < cq->nchecks; i++)
+        if (strcmp(cq->checks[i].name, check) == 0)
+            ref = &cq->checks[i];
+    if ((rc = gq__fallback_count(c->s, w, ref)) == 0)
+        return GQ_OK;
+    if (rc < 0 || failed_json(c->s, &c->s->wls[w], &json) < 0)
+        return gq__error(c->err, GQ_ENOMEM, "out of memory counting failed flavors");
+    rc = gq__store_set_failed_flavors(c->st, c->s->wls[w].id, json, c->err);
+    free(json);
+    return rc;
 }
 
 /* Columns: state. */
@@ -414,51 +475,215 @@ static int all_ready_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
+/*
+ * What Kueue's workload controller does with a check's new state: Rejected
+ * deactivates, Retry evicts until the backoff has passed, and a workload
+ * whose checks are all Ready is admitted.
+ */
+static int act(struct sync *c, int w, const struct gq_check_update *u)
+{
+    static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
+    char idbuf[24];
+    const char *id = idbuf;
+    bool ready = true;
+    int rc, x = 0;
+
+    c->s->now = c->now;
+    if (u->state == GQ_CHECK_REJECTED)
+        x = gq__admit_check_reject(c->s, w, u->message, c->d);
+    else if (u->state == GQ_CHECK_RETRY)
+        x = gq__admit_check_retry(c->s, w, c->now + u->requeue_after_s * 1000, u->message, c->d);
+    if (x < 0)
+        return gq__error(c->err, GQ_ENOMEM, "out of memory");
+    if (u->state == GQ_CHECK_REJECTED || u->state == GQ_CHECK_RETRY)
+        return GQ_OK;
+    snprintf(idbuf, sizeof(idbuf), "%lld", (long long)c->s->wls[w].id);
+    rc = gq__store_query(c->st, checks_sql, &id, 1, all_ready_row, &ready, c->err);
+    if (rc == GQ_OK && ready && gq__admit_checks_ready(c->s, w, c->d) < 0)
+        rc = gq__error(c->err, GQ_ENOMEM, "out of memory");
+    return rc;
+}
+
+/*
+ * A check's new state: recorded and acted on. counted: the attempt failed
+ * to provision and the check's config asks for flavor fallback.
+ */
+static int apply(struct sync *c, int w, const struct sync_row *r, const struct gq_check_update *u,
+                 bool counted)
+{
+    int rc;
+
+    if (u->unchanged || (strcmp(r->state, gq__check_state_name(u->state)) == 0 &&
+                         strcmp(r->message, u->message) == 0))
+        return GQ_OK;
+    if ((rc = record(c, w, r, u)) != GQ_OK)
+        return rc;
+    if (counted && (u->state == GQ_CHECK_RETRY || u->state == GQ_CHECK_REJECTED) &&
+        (rc = count_failure(c, w, r->check)) != GQ_OK)
+        return rc;
+    return act(c, w, u);
+}
+
+static bool holds_quota(const struct gq_snapshot *s, int w)
+{
+    return w >= 0 && (s->wls[w].state == GQ_WS_RESERVED || s->wls[w].state == GQ_WS_ADMITTED);
+}
+
+/*
+ * One request's new status into its check (Kueue's syncCheckStates). The
+ * status is marked seen once its workload was there to judge it.
+ */
+static int sync_one(struct sync *c, const struct sync_row *r)
+{
+    struct gq_provisioning_config cfg;
+    struct gq_provreq_status status;
+    struct gq_check_update u;
+    int w = gq__snapshot_find(c->s, r->workload_id);
+    bool admitted, failed;
+    void *keep = NULL;
+    int rc;
+
+    if (!holds_quota(c->s, w))
+        return GQ_OK;
+    if ((rc = gq__store_provreq_synced(c->st, r->id, c->err)) != GQ_OK ||
+        (rc = strategy_of(c->st, &c->cache, r->check, &cfg, c->err)) != GQ_OK ||
+        (rc = gq__manifest_provreq_status(r->status, &status, &keep, c->err)) != GQ_OK)
+        return rc;
+    admitted = c->s->wls[w].state == GQ_WS_ADMITTED;
+    gq__check_from_provreq(&status, r->attempt, r->retry_count, &cfg, admitted, &u);
+    failed = gq__provreq_attempt_failed(&status, admitted);
+    gq__manifest_release(keep);
+    return apply(c, w, r, &u, failed && cfg.fallback_after > 0);
+}
+
+/* ------------------------------------------------------ provisioning timeout */
+
+/*
+ * A live request whose check is Pending on a reserved workload: the only
+ * kind that can time out. ?1: created before this (ms).
+ */
+static const char timeout_sql[] = SYNC_SELECT
+    "JOIN workloads w ON w.id = p.workload_id AND w.state = 'reserved' "
+    "WHERE p.deleted_at IS NULL AND c.state = 'Pending' AND p.created_at <= CAST(?1 AS INTEGER) "
+    "ORDER BY p.workload_id, p.check_name";
+
+/* Columns: spec. The shortest timeout of any config (0: none sets one). */
+static int timeout_row(int n, const char *const *v, void *payload)
+{
+    int64_t *min = payload;
+    struct gq_object o;
+    int rc;
+
+    (void)n;
+    memset(&o, 0, sizeof(o));
+    rc = gq__manifest_load(NULL, v[0], strlen(v[0]), "stored spec", NULL, NULL,
+                           gq__take_object, &o, NULL);
+    if (rc == GQ_OK && o.u.prc.timeout_ms > 0 && (!*min || o.u.prc.timeout_ms < *min))
+        *min = o.u.prc.timeout_ms;
+    gq__object_clear(&o);
+    return 0;
+}
+
+/* Whether any config sets a timeout (the feature is off by default), and the shortest. */
+static int min_timeout(struct gq_store *st, int64_t *out, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT spec FROM provisioning_configs WHERE json_extract(spec, "
+        "'$.metadata.annotations.\"" GQ_PROVISIONING_TIMEOUT_ANNOTATION "\"') IS NOT NULL";
+
+    *out = 0;
+    return gq__store_query(st, sql, NULL, 0, timeout_row, out, err);
+}
+
+/* When request r times out (0: it cannot), with its check's config in *cfg. */
+static int timeout_of(struct gq_store *st, struct strategies *cache, const struct sync_row *r,
+                      struct gq_provisioning_config *cfg, int64_t *at, gq_error *err)
+{
+    struct gq_provreq_status status;
+    void *keep = NULL;
+    int rc;
+
+    *at = 0;
+    memset(&status, 0, sizeof(status));
+    if ((rc = strategy_of(st, cache, r->check, cfg, err)) != GQ_OK || !cfg->timeout_ms ||
+        (r->status && (rc = gq__manifest_provreq_status(r->status, &status, &keep, err)) != GQ_OK))
+        return rc;
+    *at = gq__provreq_timeout_at(&status, r->created_at, cfg);
+    gq__manifest_release(keep);
+    return GQ_OK;
+}
+
+/* A request not provisioned in time: a failure of its attempt, as Failed is. */
+static int timeout_one(struct sync *c, const struct sync_row *r)
+{
+    struct gq_provisioning_config cfg;
+    struct gq_check_update u;
+    int w = gq__snapshot_find(c->s, r->workload_id);
+    int64_t at;
+    int rc;
+
+    if (w < 0 || c->s->wls[w].state != GQ_WS_RESERVED) /* e.g. evicted by another check */
+        return GQ_OK;
+    if ((rc = timeout_of(c->st, &c->cache, r, &cfg, &at, c->err)) != GQ_OK || !at || at > c->now)
+        return rc;
+    gq__check_timed_out(r->name, r->attempt, r->retry_count, &cfg, &u);
+    return apply(c, w, r, &u, cfg.fallback_after > 0);
+}
+
+int gq__engine_provision_deadline(struct gq_store *st, int64_t now, int64_t *next, gq_error *err)
+{
+    struct sync_rows rows = {NULL, 0, 0, false};
+    struct strategies cache = {.n = 0};
+    struct gq_provisioning_config cfg;
+    char before[24];
+    int64_t min, at;
+    size_t i;
+    int rc;
+
+    *next = 0;
+    if ((rc = min_timeout(st, &min, err)) != GQ_OK || !min)
+        return rc;
+    snprintf(before, sizeof(before), "%lld", (long long)INT64_MAX);
+    rc = read_rows(st, timeout_sql, before, &rows, err);
+    for (i = 0; rc == GQ_OK && i < rows.n; i++)
+        if ((rc = timeout_of(st, &cache, &rows.v[i], &cfg, &at, err)) == GQ_OK && at > now &&
+            (!*next || at < *next))
+            *next = at;
+    rows_free(&rows);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ sync */
+
+/* fn for each row sql returns (?1 bound to param when given). */
+static int each_row(struct sync *c, const char *sql, const char *param,
+                    int (*fn)(struct sync *c, const struct sync_row *r))
+{
+    struct sync_rows rows = {NULL, 0, 0, false};
+    size_t i;
+    int rc = read_rows(c->st, sql, param, &rows, c->err);
+
+    for (i = 0; rc == GQ_OK && i < rows.n; i++)
+        rc = fn(c, &rows.v[i]);
+    rows_free(&rows);
+    return rc;
+}
+
 int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t now,
                            struct gq_decisions *d, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT p.workload_id, p.check_name, p.attempt, p.status, c.state, c.message, "
-        "c.retry_count, p.name, p.id FROM provisioning_requests p JOIN workload_checks c "
-        "ON c.workload_id = p.workload_id AND c.name = p.check_name "
+    static const char sql[] = SYNC_SELECT
         "WHERE p.deleted_at IS NULL AND p.status IS NOT NULL "
         "AND p.status IS NOT p.synced_status ORDER BY p.workload_id";
-    static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
-    struct sync_rows rows = {NULL, 0, 0, false};
-    struct strategies cache = {.n = 0};
-    char idbuf[24];
-    const char *id = idbuf;
-    size_t i;
-    int rc, w;
+    struct sync c = {st, s, now, d, {.n = 0}, err};
+    char before[24];
+    int64_t min;
+    int rc;
 
-    rc = gq__store_query(st, sql, NULL, 0, sync_row, &rows, err);
-    if (rows.failed)
-        rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
-    for (i = 0; rc == GQ_OK && i < rows.n; i++) {
-        struct gq_check_update u;
-        bool ready = true;
-
-        if ((rc = sync_one(st, s, &rows.v[i], now, &cache, &u, err)) <= 0)
-            continue;
-        rc = GQ_OK;
-        w = gq__snapshot_find(s, rows.v[i].workload_id);
-        s->now = now;
-        if (u.state == GQ_CHECK_REJECTED) { /* deactivated, as Kueue's workload controller */
-            if (gq__admit_check_reject(s, w, u.message, d) < 0)
-                rc = gq__error(err, GQ_ENOMEM, "out of memory");
-            continue;
-        }
-        if (u.state == GQ_CHECK_RETRY) { /* evicted, back in the queue after the backoff */
-            if (gq__admit_check_retry(s, w, now + u.requeue_after_s * 1000, u.message, d) < 0)
-                rc = gq__error(err, GQ_ENOMEM, "out of memory");
-            continue;
-        }
-        /* The check changed: are they all Ready now? */
-        snprintf(idbuf, sizeof(idbuf), "%lld", (long long)rows.v[i].workload_id);
-        rc = gq__store_query(st, checks_sql, &id, 1, all_ready_row, &ready, err);
-        if (rc == GQ_OK && ready && w >= 0 && gq__admit_checks_ready(s, w, d) < 0)
-            rc = gq__error(err, GQ_ENOMEM, "out of memory");
-    }
-    rows_free(&rows);
-    return rc;
+    if ((rc = each_row(&c, sql, NULL, sync_one)) != GQ_OK ||
+        (rc = min_timeout(st, &min, err)) != GQ_OK || !min)
+        return rc;
+    /* Only requests older than the shortest timeout can have timed out. */
+    snprintf(before, sizeof(before), "%lld", (long long)(now - min));
+    return each_row(&c, timeout_sql, before, timeout_one);
 }

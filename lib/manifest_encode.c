@@ -26,6 +26,7 @@
 #include "error.h"
 #include "manifest.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define CMEMBER(base, off, type) ((type const *)(const void *)((const char *)(base) + (off)))
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -165,7 +166,7 @@ static json_object *encode_optional_quantity(const struct gq__mf_field *f, const
 static int encode_row(json_object *out, const struct gq__mf_field *f, const void *base)
 {
     bool has = !(f->flags & GQ_MF_HAS) || *CMEMBER(base, f->aux, bool);
-    char dur[32];
+    char dur[GQ_DURATION_BUFSIZE];
     const char *s;
 
     switch (f->type) {
@@ -188,6 +189,9 @@ static int encode_row(json_object *out, const struct gq__mf_field *f, const void
     case GQ_MF_DURATION:
         gq__mf_duration_format(dur, sizeof(dur), *CMEMBER(base, f->off, int64_t));
         return put_string(out, f->name, dur) ? GQ_OK : GQ_ENOMEM;
+    case GQ_MF_DURATION_MS:
+        gq__format_duration_ms(dur, sizeof(dur), *CMEMBER(base, f->off, int64_t), false);
+        return !has || put_string(out, f->name, dur) ? GQ_OK : GQ_ENOMEM;
     case GQ_MF_STRS:
         return !CMEMBER(base, f->off, struct gq_strs)->n ||
                        put(out, f->name, encode_strs(CMEMBER(base, f->off, struct gq_strs)))

@@ -44,6 +44,7 @@ enum gq_mf_type {
     GQ_MF_INT64,    /* int64_t; likewise */
     GQ_MF_QUANTITY, /* gq_quantity; likewise */
     GQ_MF_DURATION, /* int64_t seconds, from Go duration text ("5m0s") */
+    GQ_MF_DURATION_MS, /* int64_t ms (gq__parse_duration_ms), written as Go text; HAS allowed */
     GQ_MF_STRS,     /* struct gq_strs; items checked by `check` or `enums` */
     GQ_MF_KVS,      /* struct gq_kvs; keys by `check`, values by `check_value` */
     GQ_MF_STRUCT,   /* a nested JSON object whose fields `sub` maps onto the same base */
@@ -196,7 +197,9 @@ int gq__mf_cq_pre(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj
 int gq__mf_cq_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_cohort_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_flavor_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
+int gq__mf_node_pool_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+int gq__mf_prc_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_selector(struct gq__mf_ctx *c, json_object *v, char **out);
 int gq__mf_check_param_value(const char *s, gq_error *err);

@@ -12,6 +12,7 @@
 #include "gpuqueue/db.h"
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
+#include "util.h"
 
 #define DEFAULT_IMAGE "busybox"
 #define DEFAULT_GPU_RESOURCE "nvidia.com/gpu"
@@ -34,11 +35,18 @@ static int check_quantity(const char *flag, const char *value, bool whole, gq_er
     return GQ_OK;
 }
 
+/* The duration of a version 2 spec; a version 1 spec has none (nor the member). */
+static const char *duration(const gq_job_spec *s)
+{
+    return s->version >= 2 ? s->duration : NULL;
+}
+
 static int check_spec(const gq_job_spec *s, gq_error *err)
 {
+    int64_t ms;
     int rc;
 
-    if (s->version != GQ_JOB_SPEC_VERSION)
+    if (s->version != 1 && s->version != GQ_JOB_SPEC_VERSION)
         return gq__error(err, GQ_EINVALID, "gq_job_spec version %u is not supported", s->version);
     if (!s->queue || !*s->queue)
         return gq__error(err, GQ_EINVALID, "--queue: required");
@@ -62,6 +70,11 @@ static int check_spec(const gq_job_spec *s, gq_error *err)
         return rc;
     if (s->memory && (rc = check_quantity("--memory", s->memory, false, err)) != GQ_OK)
         return rc;
+    if (duration(s) && gq__parse_duration_ms(duration(s), &ms) != 0)
+        return gq__error(err, GQ_EINVALID,
+                         "--duration: invalid value \"%s\": must be a duration such as \"45m\", "
+                         "\"1h30m\" or \"90s\"",
+                         duration(s));
     return GQ_OK;
 }
 
@@ -119,6 +132,12 @@ static json_object *job(const gq_job_spec *s)
         json_object_object_add(labels, "kueue.x-k8s.io/priority-class",
                                json_object_new_string(s->priority_class));
     json_object_object_add(meta, "labels", labels);
+    if (duration(s)) {
+        json_object *ann = json_object_new_object();
+
+        json_object_object_add(ann, "gpuq.dev/duration", json_object_new_string(duration(s)));
+        json_object_object_add(meta, "annotations", ann);
+    }
     json_object_object_add(root, "metadata", meta);
     json_object_object_add(spec, "parallelism", json_object_new_int(count));
     json_object_object_add(spec, "completions", json_object_new_int(count));

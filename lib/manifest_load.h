@@ -108,4 +108,16 @@ void gq__manifest_release(void *keep);
 /* metadata.annotations of a stored canonical spec. */
 int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err);
 
+/*
+ * What the simulated cluster reads of a stored ProvisioningRequest and its
+ * PodTemplates (manifest_sim.c): the pods' nodeSelector (caller clears it),
+ * the GPUs over all pods, and parameters.maxRunDurationSeconds (0: none).
+ */
+int gq__manifest_provreq_needs(const char *spec, const char *templates, struct gq_kvs *selector,
+                               int32_t *gpus, int64_t *max_run_ms, gq_error *err);
+
+/* The status JSON a simulated request shows ({conditions: [...]}); caller frees. */
+struct gq_sim_request;
+int gq__manifest_sim_status(const struct gq_sim_request *r, char **out, gq_error *err);
+
 #endif

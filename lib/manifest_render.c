@@ -4,7 +4,8 @@
  * with what the API server would add: metadata.uid, metadata.creationTimestamp
  * and a status block computed from the tables admission uses (queue counts,
  * the Active condition, flavor usage; for workloads Kueue-style conditions,
- * status.admission and gpuq's own view of the queue).
+ * status.admission and gpuq's own view of the queue). ProvisioningRequests
+ * carry the status their provider wrote; their PodTemplates are as stored.
  *
  * Invariants: one call reads one snapshot (a read transaction), and output is
  * written in chunks of OUT_CHUNK bytes, never per line, through the caller's
@@ -827,6 +828,8 @@ static const struct {
      "WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
     {GQ_KIND_CONFIGURATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
                             "FROM configurations WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+    {GQ_KIND_NODE_POOL, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                        "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
 };
 
 static int queue_status(struct objects *q, json_object *root, const char *const *v)
@@ -1017,7 +1020,21 @@ static void wl_eviction(json_object *status, const gq_workload_info *wl, const c
         add_int(g, "evictions", num(v[7]));
 }
 
-/* Columns: spec, admission, updated_at, then wl_eviction's. */
+/*
+ * status.gpuq.duration: how long the job runs once its pods start, as Go
+ * writes a duration ("45m0s", "1h30m0s"); absent when it runs until cancelled.
+ */
+static void wl_duration(json_object *status, const char *ms)
+{
+    char buf[GQ_DURATION_BUFSIZE];
+
+    if (!ms)
+        return;
+    gq__format_duration_ms(buf, sizeof(buf), num(ms), false);
+    add_str(child(status, "gpuq", json_type_object), "duration", buf);
+}
+
+/* Columns: spec, admission, updated_at, then wl_eviction's (3..7), then duration_ms. */
 static int spec_row(int n, const char *const *v, void *payload)
 {
     struct wl_render *w = payload;
@@ -1031,6 +1048,7 @@ static int spec_row(int n, const char *const *v, void *payload)
         wl_owner(child(w->root, "metadata", json_type_object), wl);
     status = wl_status(wl, v[1], num(v[2]));
     wl_eviction(status, wl, v);
+    wl_duration(status, v[8]);
     json_object_object_add(w->root, "status", status);
     return 0;
 }
@@ -1254,14 +1272,24 @@ static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *
     return rc;
 }
 
-/* Returned by wl_row to end the walk once the one object asked for is written. */
+/* Returned by an item's callback to end the walk once the one object asked for is written. */
 #define WALK_STOP 1
+
+/* rc after writing one item; WALK_STOP once the one object asked for is written. */
+static int item_done(struct render *r, int rc)
+{
+    if (rc == GQ_OK && !r->list) {
+        r->stop = true;
+        return WALK_STOP;
+    }
+    return rc;
+}
 
 static int wl_row(const gq_workload_info *wl, void *payload)
 {
     static const char sql[] =
         "SELECT spec, admission, updated_at, evicted_reason, evicted_message, preempted_reason, "
-        "evicted_at, evictions FROM workloads WHERE uid = ?1";
+        "evicted_at, evictions, duration_ms FROM workloads WHERE uid = ?1";
     struct render *r = payload;
     struct wl_render w = {r, wl, NULL};
     int rc = gq__store_query(r->db->st, sql, &wl->uid, 1, spec_row, &w, r->err);
@@ -1271,11 +1299,7 @@ static int wl_row(const gq_workload_info *wl, void *payload)
     if (rc == GQ_OK && w.root)
         rc = sink_item(r, w.root);
     json_object_put(w.root);
-    if (rc == GQ_OK && !r->list) {
-        r->stop = true;
-        return WALK_STOP;
-    }
-    return rc;
+    return item_done(r, rc);
 }
 
 static int render_workloads(struct render *r,
@@ -1301,6 +1325,51 @@ static int render_workloads(struct render *r,
     if (rc == GQ_OK && name && r->n == 0)
         rc = gq__error(r->err, GQ_ENOTFOUND, "workload \"%s\" not found", name);
     return rc;
+}
+
+/* ---------------------------------------------------- provisioning requests */
+
+/* A ProvisioningRequest as stored, with its provider's status when there is one. */
+static int provreq_item(const gq_provreq_info *pr, void *payload)
+{
+    struct render *r = payload;
+    json_object *root = object_base(r, pr->object, pr->name, pr->uid, pr->created_ms), *st;
+    int rc;
+
+    if (!root)
+        return r->err ? r->err->code : GQ_EIO;
+    if (pr->status && (st = json_tokener_parse(pr->status)) != NULL)
+        json_object_object_add(root, "status", st);
+    rc = sink_item(r, root);
+    json_object_put(root);
+    return item_done(r, rc);
+}
+
+/*
+ * A PodTemplate as stored. Its owner reference to the request is written
+ * before the request has a UID; the API server would show it, so it is added.
+ */
+static int podtemplate_item(const gq_podtemplate_info *pt, void *payload)
+{
+    struct render *r = payload;
+    json_object *root = object_base(r, pt->object, pt->name, pt->uid, pt->created_ms), *refs;
+    size_t i;
+    int rc;
+
+    if (!root)
+        return r->err ? r->err->code : GQ_EIO;
+    refs = jget(jget(root, "metadata"), "ownerReferences");
+    for (i = 0;
+         refs && json_object_is_type(refs, json_type_array) && i < json_object_array_length(refs);
+         i++) {
+        json_object *ref = json_object_array_get_idx(refs, i), *owner = jget(ref, "name");
+
+        if (owner && !jget(ref, "uid") && !strcmp(json_object_get_string(owner), pt->provreq))
+            add_str(ref, "uid", pt->provreq_uid);
+    }
+    rc = sink_item(r, root);
+    json_object_put(root);
+    return item_done(r, rc);
 }
 
 /* ---------------------------------------------------------------- gq_render */
@@ -1336,8 +1405,14 @@ static int render_txn(struct gq_store *st, void *payload, gq_error *err)
     render_reset(r);
     if (a->kind == GQ_KIND_WORKLOAD || a->kind == GQ_KIND_JOB)
         rc = render_workloads(r, a->ns, a->name, a->filter);
+    else if (a->kind == GQ_KIND_PROVISIONING_REQUEST)
+        rc = gq_provreq_list(r->db, a->ns, a->name, provreq_item, r, err);
+    else if (a->kind == GQ_KIND_POD_TEMPLATE)
+        rc = gq_podtemplate_list(r->db, a->ns, a->name, podtemplate_item, r, err);
     else
         rc = render_objects(r, a->kind, a->ns, a->name);
+    if (rc == WALK_STOP && r->stop)
+        rc = GQ_OK;
     if (rc == GQ_OK)
         rc = sink_end(r);
     if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "gpuqueue/validate.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define MAX_FLAVORS_TOTAL 256 /* Kueue: flavors across all resource groups */
 #define MAX_COVERED_TOTAL 256 /* Kueue: covered resources across all resource groups */
@@ -294,6 +295,19 @@ int gq__mf_flavor_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object
     return GQ_OK;
 }
 
+int gq__mf_node_pool_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj)
+{
+    char buf[GQ_MF_TEXT_BUFSIZE];
+
+    if (obj->u.pool.max_nodes < obj->u.pool.min_nodes) {
+        gq__mf_push(c, "maxNodes");
+        return gq__mf_invalid(c, gq__mf_text(gq__mf_get(spec, "maxNodes"), buf),
+                              "must be greater than or equal to minNodes (%d)",
+                              (int)obj->u.pool.min_nodes);
+    }
+    return GQ_OK;
+}
+
 /* Kubernetes' ValidateTolerations. */
 int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base)
 {
@@ -329,6 +343,52 @@ int gq__mf_check_param_value(const char *s, gq_error *err)
                          "invalid value \"%.64s...\": must be no more than 255 "
                          "characters",
                          s);
+    return GQ_OK;
+}
+
+static const char *annotation(const struct gq_meta *m, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < m->annotations.n; i++)
+        if (!strcmp(m->annotations.v[i].key, key))
+            return m->annotations.v[i].value;
+    return NULL;
+}
+
+/* A bad annotation is reported at its own path, not under spec. */
+static int bad_annotation(struct gq__mf_ctx *c, const char *key, const char *value,
+                          const char *why)
+{
+    gq__mf_pop(c, 0);
+    gq__mf_push(c, "metadata.annotations");
+    gq__mf_push(c, key);
+    return gq__mf_invalid(c, value, "%s", why);
+}
+
+/*
+ * gpuq's extensions of the config, off unless annotated, so that the same
+ * YAML still applies to a real Kueue (kueue-semantics.md §6, #3245, #2560).
+ */
+int gq__mf_prc_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj)
+{
+    struct gq_provisioning_config *p = &obj->u.prc;
+    const char *t = annotation(&obj->meta, GQ_PROVISIONING_TIMEOUT_ANNOTATION);
+    const char *f = annotation(&obj->meta, GQ_FLAVOR_FALLBACK_ANNOTATION), *d;
+    int64_t n = 0;
+
+    (void)spec;
+    if (t && (gq__parse_duration_ms(t, &p->timeout_ms) < 0 || p->timeout_ms <= 0))
+        return bad_annotation(c, GQ_PROVISIONING_TIMEOUT_ANNOTATION, t,
+                              "must be a positive duration such as \"30m\" or \"1h30m\"");
+    if (!f)
+        return GQ_OK;
+    for (d = f; *d >= '0' && *d <= '9' && n <= INT32_MAX; d++)
+        n = n * 10 + (*d - '0');
+    if (d == f || *d || n < 1 || n > INT32_MAX)
+        return bad_annotation(c, GQ_FLAVOR_FALLBACK_ANNOTATION, f,
+                              "must be an integer of at least 1");
+    p->fallback_after = (int32_t)n;
     return GQ_OK;
 }
 

@@ -712,6 +712,53 @@ static const struct gq__mf_field config_fields[] = {
 static const struct gq__mf_schema config_schema =
     SCHEMA(config_fields, struct gq_configuration, NULL);
 
+/* ------------------------------------------------------ NodePool (sim) */
+
+/* gpuq's own kind: the simulated cluster's node pools (sim.h). */
+#define NP(m) offsetof(struct gq_node_pool, m)
+static const struct gq__mf_field node_pool_fields[] = {
+    {.name = "nodeLabels",
+     .vers = ANY,
+     .type = GQ_MF_KVS,
+     .off = NP(node_labels),
+     .check = gq_validate_label_key,
+     .check_value = gq_validate_label_value},
+    {.name = "gpusPerNode",
+     .vers = ANY,
+     .type = GQ_MF_INT32,
+     .flags = GQ_MF_NONNEG,
+     .off = NP(gpus_per_node)},
+    {.name = "minNodes",
+     .vers = ANY,
+     .type = GQ_MF_INT32,
+     .flags = GQ_MF_NONNEG,
+     .off = NP(min_nodes)},
+    {.name = "maxNodes",
+     .vers = ANY,
+     .type = GQ_MF_INT32,
+     .flags = GQ_MF_REQUIRED | GQ_MF_NONNEG,
+     .off = NP(max_nodes)},
+    {.name = "provisioningTime",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = NP(provisioning_ms),
+     .idef = 60 * 1000},
+    {.name = "scaleDownAfter",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = NP(scale_down_ms),
+     .idef = 10 * 60 * 1000},
+    {.name = "stockout", .vers = ANY, .type = GQ_MF_BOOL, .off = NP(stockout)},
+    {.name = "failAfter",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .flags = GQ_MF_HAS,
+     .off = NP(fail_after_ms),
+     .aux = NP(has_fail_after)},
+};
+static const struct gq__mf_schema node_pool_schema =
+    SCHEMA(node_pool_fields, struct gq_node_pool, NULL);
+
 /* ----------------------------------------------------------------- kinds */
 
 #define KUEUE "kueue.x-k8s.io"
@@ -731,7 +778,7 @@ static const struct gq__mf_kind kinds[] = {
     {GQ_KIND_ADMISSION_CHECK, KUEUE, "AdmissionCheck", B1 | B2, 0, "spec", KUEUE_V2, &ac_schema,
      NULL, NULL, NULL},
     {GQ_KIND_PROVISIONING_CONFIG, KUEUE, "ProvisioningRequestConfig", B1 | B2, 0, "spec", KUEUE_V2,
-     &prc_schema, NULL, NULL, NULL},
+     &prc_schema, NULL, gq__mf_prc_post, NULL},
     {GQ_KIND_WORKLOAD, KUEUE, "Workload", B1 | B2, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL,
      NULL, gq__mf_decode_workload},
     {GQ_KIND_CONFIGURATION, "config." KUEUE, "Configuration", B1 | B2, GQ_MF_NAME_OPTIONAL, NULL,
@@ -740,6 +787,8 @@ static const struct gq__mf_kind kinds[] = {
      NULL},
     {GQ_KIND_JOB, "batch", "Job", GQ_MF_V1, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL, NULL,
      gq__mf_decode_job},
+    {GQ_KIND_NODE_POOL, "sim.gpuq.dev", "NodePool", GQ_MF_V1ALPHA1, 0, "spec",
+     "sim.gpuq.dev/v1alpha1", &node_pool_schema, NULL, gq__mf_node_pool_post, NULL},
 };
 
 const struct gq__mf_kind *gq__mf_kind_find(const char *group, const char *kind)

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define MEMBER(base, off, type) ((type *)(void *)((char *)(base) + (off)))
 
@@ -103,18 +104,31 @@ decode_number(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *v
     return GQ_OK;
 }
 
+/*
+ * GQ_MF_DURATION: Go text only, kept in seconds. GQ_MF_DURATION_MS: what
+ * gq__parse_duration_ms reads, so also a bare number of seconds, quoted or not.
+ */
 static int
 decode_duration(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *v, void *base)
 {
+    int64_t *dst = MEMBER(base, f->off, int64_t);
+    char buf[GQ_MF_TEXT_BUFSIZE];
     const char *s;
+    bool ok;
     int rc;
 
-    if ((rc = gq__mf_string(c, v, &s)) != GQ_OK)
+    if (f->type == GQ_MF_DURATION_MS && json_object_is_type(v, json_type_int))
+        s = gq__mf_text(v, buf);
+    else if ((rc = gq__mf_string(c, v, &s)) != GQ_OK)
         return rc;
-    if (gq__mf_duration_parse(MEMBER(base, f->off, int64_t), s) != GQ_OK)
+    ok = f->type == GQ_MF_DURATION ? gq__mf_duration_parse(dst, s) == GQ_OK
+                                   : gq__parse_duration_ms(s, dst) == 0;
+    if (!ok)
         return gq__mf_invalid(c, s,
                               "must be a duration of h, m, s and ms such as \"30m\", "
                               "\"1h30m\" or \"90s\", not negative");
+    if (f->flags & GQ_MF_HAS)
+        *MEMBER(base, f->aux, bool) = true;
     return GQ_OK;
 }
 
@@ -308,6 +322,7 @@ decode_value(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *v,
     case GQ_MF_QUANTITY:
         return decode_quantity(c, f, v, base);
     case GQ_MF_DURATION:
+    case GQ_MF_DURATION_MS:
         return decode_duration(c, f, v, base);
     case GQ_MF_STRS:
         return decode_strs(c, f, v, base);
@@ -352,6 +367,7 @@ decode_absent(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base, bo
         return GQ_OK;
     case GQ_MF_INT64:
     case GQ_MF_DURATION:
+    case GQ_MF_DURATION_MS:
         if (!(f->flags & GQ_MF_HAS))
             *MEMBER(base, f->off, int64_t) = f->idef;
         return GQ_OK;
@@ -466,16 +482,7 @@ int gq__mf_duration_parse(int64_t *out, const char *s)
 /* Go's Duration.String() for whole seconds: "0s", "90s" -> "1m30s", "1h0m0s". */
 void gq__mf_duration_format(char *buf, size_t size, int64_t seconds)
 {
-    int64_t h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60;
-
-    if (seconds <= 0)
-        snprintf(buf, size, "0s");
-    else if (h)
-        snprintf(buf, size, "%" PRId64 "h%" PRId64 "m%" PRId64 "s", h, m, s);
-    else if (m)
-        snprintf(buf, size, "%" PRId64 "m%" PRId64 "s", m, s);
-    else
-        snprintf(buf, size, "%" PRId64 "s", s);
+    gq__format_duration_ms(buf, size, seconds > 0 ? seconds * 1000 : 0, false);
 }
 
 /* -------------------------------------------------------------- quantities */

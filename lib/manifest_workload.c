@@ -22,10 +22,12 @@
 #include "error.h"
 #include "gpuqueue/validate.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
 #define MIN_PARALLELISM_ANNOTATION "kueue.x-k8s.io/job-min-parallelism"
+#define DURATION_ANNOTATION "gpuq.dev/duration"
 #define MAX_PODSETS 18
 
 /* ------------------------------------------------------------- totals */
@@ -397,6 +399,21 @@ static int job_min_count(struct gq__mf_ctx *c, const struct gq_meta *m, struct g
     return GQ_OK;
 }
 
+/* gpuq.dev/duration: how long the job runs once its pods start (the simulated cluster). */
+static int run_duration(struct gq__mf_ctx *c, const struct gq_meta *m, struct gq_workload *wl)
+{
+    const char *s = kvs_find(&m->annotations, DURATION_ANNOTATION);
+
+    if (!s)
+        return GQ_OK;
+    if (gq__parse_duration_ms(s, &wl->duration_ms) != 0) {
+        gq__mf_push(c, "metadata.annotations." DURATION_ANNOTATION);
+        return gq__mf_invalid(c, s, "must be a duration such as \"45m\", \"1h30m\" or \"90s\"");
+    }
+    wl->has_duration = true;
+    return GQ_OK;
+}
+
 static int dup_or_null(struct gq__mf_ctx *c, const char *s, char **out)
 {
     if (s && *s && !(*out = strdup(s)))
@@ -453,7 +470,9 @@ int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object 
     if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = job_spec(c, spec, wl)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
-    return job_min_count(c, &obj->meta, &wl->podsets[0]);
+    if ((rc = job_min_count(c, &obj->meta, &wl->podsets[0])) != GQ_OK)
+        return rc;
+    return run_duration(c, &obj->meta, wl);
 }
 
 /* ------------------------------------------------------------- Workload */
@@ -775,7 +794,8 @@ int gq__mf_decode_workload(struct gq__mf_ctx *c, json_object *root, struct gq_ob
 
     if (!(wl->job_kind = strdup("Workload")))
         return gq__mf_nomem(c);
-    if ((rc = dup_or_null(c, obj->meta.name, &wl->job_name)) != GQ_OK)
+    if ((rc = dup_or_null(c, obj->meta.name, &wl->job_name)) != GQ_OK ||
+        (rc = run_duration(c, &obj->meta, wl)) != GQ_OK)
         return rc;
     mark = gq__mf_push(c, "spec");
     if (!spec)

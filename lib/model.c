@@ -55,6 +55,14 @@ static const struct {
     {GQ_KIND_CONFIGURATION, "Configuration", "configuration", "configurations", {NULL}, false},
     {GQ_KIND_JOB, "Job", "job", "jobs", {NULL}, true},
     {GQ_KIND_WORKLOAD, "Workload", "workload", "workloads", {"wl", "kwl"}, true},
+    {GQ_KIND_PROVISIONING_REQUEST,
+     "ProvisioningRequest",
+     "provisioningrequest",
+     "provisioningrequests",
+     {"provreq", "provreqs"},
+     true},
+    {GQ_KIND_POD_TEMPLATE, "PodTemplate", "podtemplate", "podtemplates", {NULL}, true},
+    {GQ_KIND_NODE_POOL, "NodePool", "nodepool", "nodepools", {"np"}, false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -241,8 +249,13 @@ void gq__object_clear(struct gq_object *obj)
     case GQ_KIND_WORKLOAD:
         workload_clear(&obj->u.wl);
         break;
+    case GQ_KIND_NODE_POOL:
+        gq__kvs_clear(&obj->u.pool.node_labels);
+        break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:
+    case GQ_KIND_PROVISIONING_REQUEST: /* never decoded: gpuq writes them */
+    case GQ_KIND_POD_TEMPLATE:
     case GQ_KIND__COUNT:
         break;
     }

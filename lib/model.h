@@ -34,6 +34,9 @@ enum gq_kind {
     GQ_KIND_CONFIGURATION,       /* config.kueue.x-k8s.io Configuration */
     GQ_KIND_JOB,                 /* batch/v1 Job, becomes a workload */
     GQ_KIND_WORKLOAD,            /* kueue Workload, becomes a workload */
+    GQ_KIND_PROVISIONING_REQUEST, /* autoscaling.x-k8s.io, created by gpuq; read-only */
+    GQ_KIND_POD_TEMPLATE,        /* v1 PodTemplate of a ProvisioningRequest; read-only */
+    GQ_KIND_NODE_POOL,           /* sim.gpuq.dev NodePool: the simulated cluster's capacity */
     GQ_KIND__COUNT
 };
 
@@ -179,7 +182,13 @@ struct gq_provisioning_config {
     struct gq_psu_node_selector *psu_node_selectors; /* podSetUpdates.nodeSelector, max 8 */
     size_t npsu_node_selectors;
     char *merge_policy;              /* podSetMergePolicy, may be NULL */
+    /* gpuq extensions, off by default, from annotations (kueue-semantics.md §6): */
+    int64_t timeout_ms;              /* gpuq.dev/provisioning-timeout; 0: none (#3245) */
+    int32_t fallback_after;          /* gpuq.dev/flavor-fallback-after; 0: off (#2560) */
 };
+
+#define GQ_PROVISIONING_TIMEOUT_ANNOTATION "gpuq.dev/provisioning-timeout"
+#define GQ_FLAVOR_FALLBACK_ANNOTATION "gpuq.dev/flavor-fallback-after"
 
 struct gq_configuration {
     bool fair_sharing;               /* enabled (v1beta2: the block is present) */
@@ -198,6 +207,19 @@ struct gq_configuration {
 
 struct gq_namespace {
     int unused;                      /* labels live in gq_meta */
+};
+
+/* A NodePool (sim.gpuq.dev/v1alpha1): nodes the simulated cluster can create. */
+struct gq_node_pool {
+    struct gq_kvs node_labels;       /* every node carries them */
+    int32_t gpus_per_node;           /* 0: a CPU-only pool */
+    int32_t min_nodes;
+    int32_t max_nodes;               /* required, >= min_nodes */
+    int64_t provisioning_ms;         /* provisioningTime, default 1m */
+    int64_t scale_down_ms;           /* scaleDownAfter, default 10m */
+    bool stockout;                   /* never gets capacity */
+    bool has_fail_after;
+    int64_t fail_after_ms;           /* failAfter; absent: a request waits forever */
 };
 
 /* One resource request of a pod set: per pod, and the pod set total. */
@@ -243,6 +265,8 @@ struct gq_workload {
     size_t nassignments;
     bool finished;                   /* a Finished=True condition was imported */
     char *name;                      /* Kueue's workload name, once prepared (api_workload.c) */
+    bool has_duration;
+    int64_t duration_ms;             /* annotation gpuq.dev/duration: how long its pods run */
 };
 
 /* One decoded object: the kind, its metadata, and the kind's struct. */
@@ -260,6 +284,7 @@ struct gq_object {
         struct gq_admission_check ac;
         struct gq_provisioning_config prc;
         struct gq_configuration config;
+        struct gq_node_pool pool;
         struct gq_workload wl;
     } u;
 };
@@ -277,7 +302,7 @@ bool gq__kind_is_namespaced(enum gq_kind kind);
 
 /*
  * Look a kind up by what a user types on the command line: the resource name,
- * its plural, its short names (cq, lq, rf, flavor, wpc, ac, prc, wl, ns) or
+ * its plural, its short names (cq, lq, rf, flavor, wpc, ac, prc, wl, ns, provreq, np) or
  * the Kind itself, case-insensitively. GQ_KIND_NONE if unknown.
  */
 enum gq_kind gq__kind_lookup(const char *word);

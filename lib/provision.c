@@ -196,3 +196,28 @@ void gq__check_from_provreq(const struct gq_provreq_status *st, int32_t attempt,
     else
         set(out, GQ_CHECK_PENDING, "", "");
 }
+
+bool gq__provreq_attempt_failed(const struct gq_provreq_status *st, bool admitted)
+{
+    return st->failed || (!st->capacity_revoked && st->booking_expired && !admitted);
+}
+
+int64_t gq__provreq_timeout_at(const struct gq_provreq_status *st, int64_t created_ms,
+                               const struct gq_provisioning_config *cfg)
+{
+    if (cfg->timeout_ms <= 0 || st->provisioned || st->failed || st->booking_expired ||
+        st->capacity_revoked)
+        return 0;
+    return gq__sat_add(created_ms, cfg->timeout_ms);
+}
+
+void gq__check_timed_out(const char *name, int32_t attempt, int32_t retry_count,
+                         const struct gq_provisioning_config *cfg, struct gq_check_update *out)
+{
+    char within[GQ_DURATION_BUFSIZE], msg[400];
+
+    memset(out, 0, sizeof(*out));
+    gq__format_duration_ms(within, sizeof(within), cfg->timeout_ms, true);
+    snprintf(msg, sizeof(msg), "ProvisioningRequest %s not provisioned within %s", name, within);
+    retry_or_reject(out, attempt, retry_count, cfg, "Retrying after timeout: ", msg);
+}

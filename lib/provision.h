@@ -85,4 +85,28 @@ void gq__check_from_provreq(const struct gq_provreq_status *st, int32_t attempt,
                             int32_t retry_count, const struct gq_provisioning_config *cfg,
                             bool admitted, struct gq_check_update *out);
 
+/*
+ * Whether a status that gave a Retry or Rejected is a failed attempt to
+ * provision (Failed, or BookingExpired before admission), which flavor
+ * fallback counts; CapacityRevoked is not.
+ */
+bool gq__provreq_attempt_failed(const struct gq_provreq_status *st, bool admitted);
+
+/*
+ * gpuq's provisioning timeout (gpuq.dev/provisioning-timeout, #3245): the
+ * moment (ms) a request created at created_ms times out, or 0 when it
+ * cannot: the config sets no timeout, or the request is Provisioned, Failed,
+ * BookingExpired or CapacityRevoked (Kueue's own rules decide those).
+ */
+int64_t gq__provreq_timeout_at(const struct gq_provreq_status *st, int64_t created_ms,
+                               const struct gq_provisioning_config *cfg);
+
+/*
+ * The check state for request `name` (attempt `attempt`) that timed out: a
+ * Retry "Retrying after timeout: ProvisioningRequest <name> not provisioned
+ * within 30m" while attempts remain, else Rejected, as for Failed.
+ */
+void gq__check_timed_out(const char *name, int32_t attempt, int32_t retry_count,
+                         const struct gq_provisioning_config *cfg, struct gq_check_update *out);
+
 #endif

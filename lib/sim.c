@@ -165,9 +165,9 @@ void gq__sim_consume(struct gq_sim *s, int req)
 /* Give back what a request holds. */
 static void release(struct gq_sim *s, struct gq_sim_request *r)
 {
-    if (r->pool >= 0 && (r->ready_ms || r->provisioned_ms)) {
+    if (r->pool >= 0 && r->holds) {
         s->used[r->pool] -= r->nodes;
-        r->ready_ms = r->provisioned_ms = 0;
+        r->holds = false;
     }
 }
 
@@ -202,23 +202,24 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 
     if (!p)
         return false;
-    if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && !p->stockout &&
+    if (r->state == GQ_SIM_ACCEPTED && !r->holds && !p->stockout &&
         s->used[r->pool] + r->nodes <= p->max_nodes) {
         s->used[r->pool] += r->nodes; /* the nodes are being created, all at once */
+        r->holds = true;
         /* check-capacity books what is there and creates nothing: no delay */
         r->ready_ms = r->check_capacity ? now : now + jitter(s, p->provision_ms);
         snprintf(r->message, sizeof(r->message),
                  "Capacity found in node pool %s: %d node%s, ETA %s", p->name, (int)r->nodes,
                  r->nodes == 1 ? "" : "s", rfc3339(eta, r->ready_ms));
     }
-    if (r->state == GQ_SIM_ACCEPTED && r->ready_ms && now >= r->ready_ms) {
+    if (r->state == GQ_SIM_ACCEPTED && r->holds && now >= r->ready_ms) {
         r->state = GQ_SIM_PROVISIONED;
         r->provisioned_ms = r->ready_ms;
         snprintf(r->message, sizeof(r->message),
                  "Provisioning Request was successfully provisioned.");
         return true;
     }
-    if (r->state == GQ_SIM_ACCEPTED && !r->ready_ms && p->fail_after_ms &&
+    if (r->state == GQ_SIM_ACCEPTED && !r->holds && p->fail_after_ms &&
         now - r->created_ms >= p->fail_after_ms) {
         r->state = GQ_SIM_FAILED;
         r->ended_ms = now;
@@ -238,8 +239,8 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
     }
     if (r->state == GQ_SIM_PROVISIONED && r->max_run_ms &&
         now - r->provisioned_ms >= r->max_run_ms) {
-        r->ended_ms = r->provisioned_ms + r->max_run_ms;
         release(s, r);
+        r->ended_ms = r->provisioned_ms + r->max_run_ms;
         r->state = GQ_SIM_REVOKED;
         snprintf(r->message, sizeof(r->message), "Max run duration of %lld s was reached",
                  (long long)(r->max_run_ms / 1000));
@@ -274,7 +275,7 @@ int64_t gq__sim_next(const struct gq_sim *s, int64_t now)
 
         if (!p)
             continue;
-        if (r->state == GQ_SIM_ACCEPTED && r->ready_ms)
+        if (r->state == GQ_SIM_ACCEPTED && r->holds)
             soonest(&best, r->ready_ms, now);
         else if (r->state == GQ_SIM_ACCEPTED && p->fail_after_ms)
             soonest(&best, r->created_ms + p->fail_after_ms, now);
@@ -295,27 +296,27 @@ void gq__sim_record(const struct gq_sim *s, int req, char out[GQ_SIM_RECORD_SIZE
 {
     const struct gq_sim_request *r = &s->reqs[req];
 
-    snprintf(out, GQ_SIM_RECORD_SIZE, "v1 %d %d %lld %lld %lld %lld %lld %d %d %s|%s",
+    snprintf(out, GQ_SIM_RECORD_SIZE, "v1 %d %d %lld %lld %lld %lld %lld %d %d %d %s|%s",
              (int)r->state, (int)r->nodes, (long long)r->created_ms, (long long)r->ready_ms,
              (long long)r->provisioned_ms, (long long)r->ended_ms, (long long)r->max_run_ms,
-             (int)r->consumed, (int)r->check_capacity, r->pool >= 0 ? s->pools[r->pool].name : "-",
-             r->message);
+             (int)r->consumed, (int)r->holds, (int)r->check_capacity,
+             r->pool >= 0 ? s->pools[r->pool].name : "-", r->message);
 }
 
 int gq__sim_restore(struct gq_sim *s, const char *name, const char *record)
 {
     struct gq_sim_request r;
     long long created, ready, provisioned, ended, max_run;
-    int state, nodes, consumed, check, used = 0;
+    int state, nodes, consumed, holds, check, used = 0;
     char pool[254];
     const char *msg;
     size_t i;
 
     memset(&r, 0, sizeof(r));
     if (!record ||
-        sscanf(record, "v1 %d %d %lld %lld %lld %lld %lld %d %d %253[^|]%n", &state, &nodes,
-               &created, &ready, &provisioned, &ended, &max_run, &consumed, &check, pool,
-               &used) != 10 ||
+        sscanf(record, "v1 %d %d %lld %lld %lld %lld %lld %d %d %d %253[^|]%n", &state, &nodes,
+               &created, &ready, &provisioned, &ended, &max_run, &consumed, &holds, &check, pool,
+               &used) != 11 ||
         record[used] != '|' || state < GQ_SIM_ACCEPTED || state > GQ_SIM_REVOKED || nodes < 0)
         return -1;
     msg = record + used + 1;
@@ -333,10 +334,10 @@ int gq__sim_restore(struct gq_sim *s, const char *name, const char *record)
     r.ended_ms = ended;
     r.max_run_ms = max_run;
     r.consumed = consumed != 0;
+    r.holds = holds != 0 && r.pool >= 0;
     r.check_capacity = check != 0;
     snprintf(r.message, sizeof(r.message), "%s", msg);
-    if (r.pool >= 0 && (r.state == GQ_SIM_ACCEPTED || r.state == GQ_SIM_PROVISIONED) &&
-        (r.ready_ms || r.provisioned_ms))
+    if (r.holds)
         s->used[r.pool] += r.nodes; /* it holds them again */
     s->reqs[s->nreqs] = r;
     return (int)s->nreqs++;

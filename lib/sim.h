@@ -54,6 +54,7 @@ struct gq_sim_request {
     int64_t max_run_ms;         /* maxRunDurationSeconds x 1000; 0: none */
     int64_t ended_ms;           /* when it failed, expired or was revoked */
     bool consumed;              /* pods started on it */
+    bool holds;                 /* it holds its nodes in its pool */
     bool check_capacity;        /* class check-capacity.autoscaling.x-k8s.io: no scale-up */
     enum gq_sim_state state;
     char message[240];          /* the Provisioned=False or terminal condition's message */

@@ -181,6 +181,19 @@ int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error 
 /* Now on the database's clock, in ms since the epoch. */
 int64_t gq__store_now(struct gq_store *st);
 
+/* The simulated cluster's kubelet: an admitted workload's pods started. */
+int gq__store_start(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);
+
+/*
+ * A running workload's job completed: finished, its quota released, its
+ * requests deleted, its checks kept. GQ_ECONFLICT if it was not running.
+ */
+int gq__store_finish(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);
+
+/* What the provider says of a request: its status JSON and its own record. */
+int gq__store_provreq_status(struct gq_store *st, int64_t id, const char *status,
+                             const char *record, gq_error *err);
+
 /* ---------------------------------------------------------------- engine */
 
 /* PRAGMA data_version: changes when another connection commits. -1 on error. */
@@ -223,6 +236,13 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
  */
 int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          int64_t now_ms, gq_error *err);
+
+/*
+ * Flavor fallback: a workload's failed provisioning attempts per flavor,
+ * JSON {"flavor": attempts}, or NULL when there are none (any state).
+ */
+int gq__store_set_failed_flavors(struct gq_store *st, int64_t id, const char *json,
+                                 gq_error *err);
 
 /* The request's current status has been turned into its check's state. */
 int gq__store_provreq_synced(struct gq_store *st, int64_t id, gq_error *err);

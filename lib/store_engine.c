@@ -73,7 +73,7 @@ int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error 
 }
 
 /* Usage rows go with the state change that released them (one transaction). */
-static int drop_usage(struct gq_store *st, int64_t id, gq_error *err)
+int gq__store_drop_usage(struct gq_store *st, int64_t id, gq_error *err)
 {
     static const char del[] = "DELETE FROM usage WHERE workload_id = ?1";
     sqlite3_stmt *stmt = gq__store_stmt(st, del, err);
@@ -113,7 +113,7 @@ static int let_go(struct gq_store *st, int64_t id, const char *to_state, const c
     sqlite3_bind_int64(stmt, 6, requeue_at);
     gq__bind_text(stmt, 7, to_state);
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK ||
-        (rc = changed_one(st, id, err)) != GQ_OK || (rc = drop_usage(st, id, err)) != GQ_OK)
+        (rc = changed_one(st, id, err)) != GQ_OK || (rc = gq__store_drop_usage(st, id, err)) != GQ_OK)
         return rc;
     return gq__store_release_checks(st, id, after, now_ms, err);
 }
@@ -228,12 +228,10 @@ int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
     return GQ_OK;
 }
 
-int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+int gq__store_move(struct gq_store *st, const char *sql, int64_t id, int64_t now_ms,
+                   gq_error *err)
 {
-    static const char upd[] =
-        "UPDATE workloads SET state = 'admitted', reason = NULL, message = NULL, "
-        "updated_at = ?2 WHERE id = ?1 AND state = 'reserved'";
-    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
     int rc;
 
     if (!stmt)
@@ -243,6 +241,15 @@ int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_e
     if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK)
         return rc;
     return changed_one(st, id, err);
+}
+
+int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = 'admitted', reason = NULL, message = NULL, "
+        "updated_at = ?2 WHERE id = ?1 AND state = 'reserved'";
+
+    return gq__store_move(st, upd, id, now_ms, err);
 }
 
 int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
@@ -269,6 +276,19 @@ int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char
         *out = (int32_t)sqlite3_column_int(stmt, 0);
     sqlite3_reset(stmt);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "query");
+}
+
+int gq__store_set_failed_flavors(struct gq_store *st, int64_t id, const char *json,
+                                 gq_error *err)
+{
+    static const char upd[] = "UPDATE workloads SET failed_flavors = ?2 WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, json);
+    return gq__store_step_done(st, stmt, err);
 }
 
 int gq__store_provreq_synced(struct gq_store *st, int64_t id, gq_error *err)

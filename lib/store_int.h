@@ -30,6 +30,15 @@ sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err
 int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err);
 int gq__store_step_done(struct gq_store *st, sqlite3_stmt *stmt, gq_error *err);
 int gq__store_sqlerr(struct gq_store *st, int rc, gq_error *err, const char *what);
+/*
+ * One workload's state change: sql takes ?1 its id and ?2 now (ms); exactly
+ * one row must change, else GQ_ECONFLICT (it was not in the state sql
+ * expects).
+ */
+int gq__store_move(struct gq_store *st, const char *sql, int64_t id, int64_t now_ms,
+                   gq_error *err);
+/* Delete the usage rows of a workload that let go of its quota. */
+int gq__store_drop_usage(struct gq_store *st, int64_t id, gq_error *err);
 /* Bind text or NULL; the text must outlive the step (SQLITE_STATIC). */
 void gq__bind_text(sqlite3_stmt *stmt, int i, const char *s);
 

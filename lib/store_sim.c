@@ -62,3 +62,41 @@ int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error 
     sqlite3_bind_int64(stmt, 5, c->runner_pid);
     return gq__store_step_done(st, stmt, err);
 }
+
+/* ------------------------------------------------------- the simulated kubelet */
+
+int gq__store_start(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+{
+    static const char sql[] = "UPDATE workloads SET state = 'running', started_at = ?2, "
+                              "updated_at = ?2 WHERE id = ?1 AND state = 'admitted'";
+
+    return gq__store_move(st, sql, id, now_ms, err);
+}
+
+int gq__store_finish(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+{
+    static const char sql[] = "UPDATE workloads SET state = 'finished', finished_at = ?2, "
+                              "updated_at = ?2 WHERE id = ?1 AND state = 'running'";
+    int rc;
+
+    if ((rc = gq__store_move(st, sql, id, now_ms, err)) != GQ_OK ||
+        (rc = gq__store_drop_usage(st, id, err)) != GQ_OK)
+        return rc;
+    /* The checks stay as they were (Ready); the requests and templates go. */
+    return gq__store_release_checks(st, id, GQ_CHECKS_KEEP, now_ms, err);
+}
+
+int gq__store_provreq_status(struct gq_store *st, int64_t id, const char *status,
+                             const char *record, gq_error *err)
+{
+    static const char sql[] =
+        "UPDATE provisioning_requests SET status = ?2, sim = ?3 WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, status);
+    gq__bind_text(stmt, 3, record);
+    return gq__store_step_done(st, stmt, err);
+}

@@ -231,6 +231,8 @@ static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, const 
     if (finished)
         sqlite3_bind_int64(stmt, 21, w->now_ms);
     gq__bind_text(stmt, 22, podsets);
+    if (wl->has_duration)
+        sqlite3_bind_int64(stmt, 23, wl->duration_ms);
     return GQ_OK;
 }
 
@@ -239,9 +241,10 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
     static const char sql[] =
         "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
         "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
-        "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets) "
+        "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets, "
+        "duration_ms) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?19, ?20, ?21, ?22)";
+        "?18, ?19, ?19, ?20, ?21, ?22, ?23)";
     sqlite3_stmt *stmt;
     char *other, *podsets;
     int64_t id;
@@ -373,7 +376,7 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     static const char upd_sql[] =
         "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
         "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
-        "updated_at = ?11, podsets = ?12 WHERE id = ?1 AND state = 'pending'";
+        "updated_at = ?11, podsets = ?12, duration_ms = ?13 WHERE id = ?1 AND state = 'pending'";
     const struct gq_workload *wl = &w->obj->u.wl;
     sqlite3_stmt *stmt;
     int64_t pods, gpus;
@@ -414,6 +417,8 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     gq__bind_text(stmt, 10, w->spec);
     sqlite3_bind_int64(stmt, 11, w->now_ms);
     gq__bind_text(stmt, 12, podsets);
+    if (wl->has_duration)
+        sqlite3_bind_int64(stmt, 13, wl->duration_ms);
     if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK)
         rc = gq__store_event(st, "Workload", w->obj->meta.namespace, l.name, l.uid, "Normal",
                              "Configured", NULL, NULL, NULL, w->now_ms, err);

@@ -4,6 +4,7 @@
  * no chosen dependency offers it), and Kueue's workload names.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
@@ -71,6 +72,35 @@ int gq__parse_duration_ms(const char *s, int64_t *out)
     }
     *out = total;
     return 0;
+}
+
+void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact)
+{
+    int64_t h = ms / 3600000, m = ms / 60000 % 60, sec = ms / 1000 % 60;
+    int frac = (int)(ms % 1000), digits = 3;
+    char fs[8] = "";
+    size_t n = 0;
+
+    if (ms <= 0) {
+        snprintf(buf, size, "0s");
+        return;
+    }
+    if (ms < 1000) {
+        snprintf(buf, size, "%" PRId64 "ms", ms);
+        return;
+    }
+    for (; frac && frac % 10 == 0; frac /= 10)
+        digits--;
+    if (frac)
+        snprintf(fs, sizeof(fs), ".%0*d", digits, frac);
+    /* Go writes every unit below the largest; compact only those that are not zero. */
+    buf[0] = '\0';
+    if (h)
+        n += (size_t)snprintf(buf + n, size - n, "%" PRId64 "h", h);
+    if (n < size && (m || (h && !compact)))
+        n += (size_t)snprintf(buf + n, size - n, "%" PRId64 "m", m);
+    if (n < size && (sec || fs[0] || !compact))
+        snprintf(buf + n, size - n, "%" PRId64 "%ss", sec, fs);
 }
 
 int64_t gq__mono_us(void)

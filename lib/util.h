@@ -21,6 +21,17 @@ int64_t gq__now_ms(void);
  */
 int gq__parse_duration_ms(const char *s, int64_t *out);
 
+/* Bytes that always hold a gq__format_duration_ms() result, NUL included. */
+#define GQ_DURATION_BUFSIZE 40
+
+/*
+ * ms as Go's Duration.String() writes it: "0s", "500ms", "1.5s", "1m30s",
+ * "1h0m0s" (negative is "0s"). compact drops the zero units after the
+ * largest one, as a person writes it: "1h", "45m", "1h30m", "90s" stays
+ * "1m30s". Both forms read back with gq__parse_duration_ms to the same ms.
+ */
+void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact);
+
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t gq__mono_us(void);
 

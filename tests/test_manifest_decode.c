@@ -585,6 +585,20 @@ static void test_defaults(void)
                    "metadata: {name: high}\nvalue: 10000\ndescription: urgent\n",
                    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"WorkloadPriorityClass\","
                    "\"metadata\":{\"name\":\"high\"},\"value\":10000,\"description\":\"urgent\"}");
+    /* NodePool durations in Go's form whatever the spelling; failAfter only when given. */
+    check_encoding("apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: p}\n"
+                   "spec: {maxNodes: 4, nodeLabels: {b: v2, a: v1}}\n",
+                   "{\"apiVersion\":\"sim.gpuq.dev/v1alpha1\",\"kind\":\"NodePool\",\"metadata\":{"
+                   "\"name\":\"p\"},\"spec\":{\"nodeLabels\":{\"a\":\"v1\",\"b\":\"v2\"},"
+                   "\"gpusPerNode\":0,\"minNodes\":0,\"maxNodes\":4,\"provisioningTime\":"
+                   "\"1m0s\",\"scaleDownAfter\":\"10m0s\",\"stockout\":false}}");
+    check_encoding("apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: p}\n"
+                   "spec: {maxNodes: 4, gpusPerNode: 8, provisioningTime: 300, scaleDownAfter: "
+                   "'90', stockout: true, failAfter: 1h30m}\n",
+                   "{\"apiVersion\":\"sim.gpuq.dev/v1alpha1\",\"kind\":\"NodePool\",\"metadata\":{"
+                   "\"name\":\"p\"},\"spec\":{\"gpusPerNode\":8,\"minNodes\":0,\"maxNodes\":4,"
+                   "\"provisioningTime\":\"5m0s\",\"scaleDownAfter\":\"1m30s\",\"stockout\":true,"
+                   "\"failAfter\":\"1h30m0s\"}}");
     check_encoding(
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {t: a}}\n",
         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\","
@@ -679,6 +693,7 @@ static void test_values_flavor_cohort(void)
     "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: " fl "\n"           \
     "      resources: [{name: cpu, nominalQuota: 1" res "}]\n"
 #define JOB "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
+#define NP "apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: np}\n"
 #define CONTAINERS(c) "spec:\n  template:\n    spec:\n      containers: [" c "]\n"
 #define LABEL_RULE                                                                                 \
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
@@ -860,6 +875,25 @@ static const struct reject {
      GQ_EINVALID,
      "metadata.annotations.kueue.x-k8s.io/job-min-parallelism: invalid value \"3\": must be an "
      "integer from 1 to the pod count (1)"},
+    {"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, annotations: "
+     "{gpuq.dev/duration: 5x}}\n" CONTAINERS("{name: c}"),
+     GQ_EINVALID,
+     "metadata.annotations.gpuq.dev/duration: invalid value \"5x\": must be a duration such as "
+     "\"45m\", \"1h30m\" or \"90s\""},
+    {NP "spec: {maxNodes: 2, provisioningTime: 5x}\n", GQ_EINVALID,
+     "spec.provisioningTime: invalid value \"5x\": must be a duration of h, m, s and ms such as "
+     "\"30m\", \"1h30m\" or \"90s\", not negative"},
+    {NP "spec: {maxNodes: 2, failAfter: -1m}\n", GQ_EINVALID,
+     "spec.failAfter: invalid value \"-1m\": must be a duration..."},
+    {NP "spec: {minNodes: 3, maxNodes: 2}\n", GQ_EINVALID,
+     "spec.maxNodes: invalid value \"2\": must be greater than or equal to minNodes (3)"},
+    {NP "spec: {gpusPerNode: -8, maxNodes: 2}\n", GQ_EINVALID,
+     "spec.gpusPerNode: invalid value \"-8\": must be greater than or equal to 0"},
+    {NP "spec: {gpusPerNode: 8}\n", GQ_EINVALID, "spec.maxNodes: required"},
+    {NP "spec: {maxNodes: 2, nodeLabels: {gpu: 'a b'}}\n", GQ_EINVALID,
+     "spec.nodeLabels.gpu: invalid value \"a b\": " LABEL_RULE},
+    {NP "spec: {maxNodes: 2, stockout: 'yes'}\n", GQ_EINVALID,
+     "spec.stockout: invalid value \"yes\": must be a boolean (true or false)"},
     {KUEUE2 "kind: Workload\nmetadata: {name: w}\nspec: {podSets: []}\n", GQ_EINVALID,
      "spec.podSets: must have 1 to 18 items, not 0"},
     {KUEUE2 "kind: Workload\nmetadata: {name: w}\nspec:\n  podSets:\n"
@@ -870,6 +904,30 @@ static const struct reject {
             "  - {count: 2, minCount: 3, template: {spec: {containers: [{name: c}]}}}\n",
      GQ_EINVALID, "spec.podSets[0].minCount: must be less than or equal to count (2)"},
 };
+
+/* gpuq.dev/duration on a Job or a Workload: how long it runs once its pods start. */
+static void test_duration(void)
+{
+    struct gq_object obj;
+    gq_error err;
+
+    CHECKF(decode("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, annotations: "
+                  "{gpuq.dev/duration: 1h30m}}\n" CONTAINERS("{name: c}"),
+                  &obj, &err) == GQ_OK,
+           "%s", err.msg);
+    CHECK(obj.u.wl.has_duration && obj.u.wl.duration_ms == 5400000);
+    gq__object_clear(&obj);
+    CHECKF(decode(KUEUE2 "kind: Workload\nmetadata: {name: w, annotations: "
+                         "{gpuq.dev/duration: '600'}}\nspec:\n  podSets:\n"
+                         "  - {template: {spec: {containers: [{name: c}]}}}\n",
+                  &obj, &err) == GQ_OK,
+           "%s", err.msg);
+    CHECK(obj.u.wl.has_duration && obj.u.wl.duration_ms == 600000);
+    gq__object_clear(&obj);
+    CHECKF(decode(JOB CONTAINERS("{name: c}"), &obj, &err) == GQ_OK, "%s", err.msg);
+    CHECK(!obj.u.wl.has_duration && obj.u.wl.duration_ms == 0);
+    gq__object_clear(&obj);
+}
 
 static void test_rejects(void)
 {
@@ -978,6 +1036,8 @@ static void test_kinds(void)
         {"ns", GQ_KIND_NAMESPACE},
         {"Job", GQ_KIND_JOB},
         {"configuration", GQ_KIND_CONFIGURATION},
+        {"np", GQ_KIND_NODE_POOL},
+        {"NodePools", GQ_KIND_NODE_POOL},
         {"pods", GQ_KIND_NONE},
         {"", GQ_KIND_NONE},
     };
@@ -1006,6 +1066,7 @@ int main(void)
     TEST_RUN(test_values);
     TEST_RUN(test_values_flavor_cohort);
     TEST_RUN(test_rejects);
+    TEST_RUN(test_duration);
     TEST_RUN(test_unquoted_on);
     TEST_RUN(test_json_c_tree);
     TEST_RUN(test_kinds);

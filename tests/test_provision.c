@@ -1,8 +1,8 @@
 /*
  * test_provision.c: the ProvisioningRequest check's rules against
  * kueue-semantics.md §3: names (§3.3), parameters (§3.4), when a request is
- * needed (§3.2), the backoff sequence (§3.7) and every row of the condition
- * table (§3.6), table-driven.
+ * needed (§3.2), the backoff sequence (§3.7), every row of the condition
+ * table (§3.6), and gpuq's provisioning timeout (§6, #3245), table-driven.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +82,10 @@ static void backoff(void)
     CHECK(gq__backoff_seconds(200, 60, 1800) == 1800); /* no overflow */
 }
 
+/* A config's retryStrategy with Kueue's defaults (3, 60 s, 1800 s). */
+static const struct gq_provisioning_config retry_defaults = {
+    .backoff_limit_count = 3, .backoff_base_seconds = 60, .backoff_max_seconds = 1800};
+
 static void conditions(void)
 {
     static const struct {
@@ -126,13 +130,10 @@ static void conditions(void)
          {.provisioned = true, .booking_expired = true, .booking_msg = "10m"}, 1, 0, true,
          GQ_CHECK_PENDING, true, 0, ""},
     };
-    struct gq_provisioning_config cfg = {0};
+    struct gq_provisioning_config cfg = retry_defaults;
     struct gq_check_update u;
     size_t i;
 
-    cfg.backoff_limit_count = 3;
-    cfg.backoff_base_seconds = 60;
-    cfg.backoff_max_seconds = 1800;
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         gq__check_from_provreq(&rows[i].st, rows[i].attempt, rows[i].retry_count, &cfg,
                                rows[i].admitted, &u);
@@ -151,6 +152,60 @@ static void conditions(void)
     CHECK(u.state == GQ_CHECK_REJECTED);
 }
 
+/* gpuq's provisioning timeout (#3245) and what flavor fallback counts (#2560). */
+static void timeouts(void)
+{
+    static const struct {
+        const char *what;
+        struct gq_provreq_status st;
+        int64_t want; /* minutes after creation; 0: never */
+        bool failed;  /* a failed attempt when Retry/Rejected (not admitted) */
+    } rows[] = {
+        {"no status yet", {0}, 30, false},
+        {"accepted", {.accepted = true}, 30, false},
+        {"accepted, Provisioned=False with an ETA",
+         {.accepted = true, .has_provisioned = true, .provisioned_msg = "ETA 2h"}, 30, false},
+        {"provisioned", {.accepted = true, .provisioned = true, .has_provisioned = true}, 0,
+         false},
+        {"failed", {.failed = true}, 0, true},
+        {"booking expired", {.provisioned = true, .booking_expired = true}, 0, true},
+        {"capacity revoked", {.provisioned = true, .capacity_revoked = true}, 0, false},
+        {"revoked and expired", {.capacity_revoked = true, .booking_expired = true}, 0, false},
+    };
+    struct gq_provisioning_config cfg = retry_defaults;
+    struct gq_check_update u;
+    size_t i;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        cfg.timeout_ms = 30 * 60000;
+        CHECKF(gq__provreq_timeout_at(&rows[i].st, 1000, &cfg) ==
+                   (rows[i].want ? 1000 + rows[i].want * 60000 : 0),
+               "%s", rows[i].what);
+        cfg.timeout_ms = 0; /* off: never */
+        CHECKF(gq__provreq_timeout_at(&rows[i].st, 1000, &cfg) == 0, "%s: off", rows[i].what);
+        CHECKF(gq__provreq_attempt_failed(&rows[i].st, false) == rows[i].failed, "%s",
+               rows[i].what);
+    }
+    /* Booking expiry once admitted is ignored, so it is no failed attempt. */
+    CHECK(!gq__provreq_attempt_failed(&rows[5].st, true));
+
+    cfg.timeout_ms = 30 * 60000;
+    gq__check_timed_out("wl-dws-prov-1", 1, 0, &cfg, &u);
+    CHECK(u.state == GQ_CHECK_RETRY && u.requeue_after_s == 60 && !u.unchanged);
+    CHECK_STR(u.message,
+              "Retrying after timeout: ProvisioningRequest wl-dws-prov-1 not provisioned within 30m");
+    cfg.timeout_ms = 90 * 60000;
+    gq__check_timed_out("wl-dws-prov-3", 3, 2, &cfg, &u);
+    CHECK(u.state == GQ_CHECK_RETRY && u.requeue_after_s == 240);
+    CHECK_STR(u.message, "Retrying after timeout: ProvisioningRequest wl-dws-prov-3 not "
+                         "provisioned within 1h30m");
+    gq__check_timed_out("wl-dws-prov-4", 4, 3, &cfg, &u); /* past backoffLimitCount */
+    CHECK(u.state == GQ_CHECK_REJECTED);
+    CHECK_STR(u.message, "ProvisioningRequest wl-dws-prov-4 not provisioned within 1h30m");
+    gq__check_timed_out("wl-dws-prov-2", 2, 2, &cfg, &u); /* already a retry */
+    CHECK(u.unchanged);
+}
+
 int main(void)
 {
     TEST_RUN(names);
@@ -158,5 +213,6 @@ int main(void)
     TEST_RUN(needed);
     TEST_RUN(backoff);
     TEST_RUN(conditions);
+    TEST_RUN(timeouts);
     return TEST_DONE();
 }

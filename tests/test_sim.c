@@ -159,7 +159,7 @@ static void record_and_restore(void)
     gq__sim_advance(&b, a.reqs[r].ready_ms);
     CHECK(b.reqs[back].state == GQ_SIM_PROVISIONED);
     CHECK(gq__sim_restore(&b, "bad", "v0 nonsense") == -1);
-    CHECK(gq__sim_restore(&b, "bad", "v1 9 1 0 0 0 0 0 0 0 a100|x") == -1); /* no such state */
+    CHECK(gq__sim_restore(&b, "bad", "v1 9 1 0 0 0 0 0 0 0 0 a100|x") == -1); /* no such state */
     gq__sim_free(&a);
     gq__sim_free(&b);
 }

@@ -118,6 +118,42 @@ static void durations(void)
     }
 }
 
+/* Go's Duration.String(), and the compact form; both read back to the same ms. */
+static void duration_text(void)
+{
+    static const struct {
+        int64_t ms;
+        const char *go, *compact;
+    } rows[] = {
+        {0, "0s", "0s"},
+        {-5, "0s", "0s"},
+        {1, "1ms", "1ms"},
+        {500, "500ms", "500ms"},
+        {1000, "1s", "1s"},
+        {1500, "1.5s", "1.5s"},
+        {90000, "1m30s", "1m30s"},
+        {2700000, "45m0s", "45m"},
+        {3600000, "1h0m0s", "1h"},
+        {5400000, "1h30m0s", "1h30m"},
+        {3630250, "1h0m30.25s", "1h30.25s"},
+        {INT64_C(360000000000), "100000h0m0s", "100000h"},
+    };
+    char buf[GQ_DURATION_BUFSIZE];
+    size_t i;
+    int64_t v;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        gq__format_duration_ms(buf, sizeof(buf), rows[i].ms, false);
+        CHECKF(!strcmp(buf, rows[i].go), "row %zu: %s", i, buf);
+        CHECKF(gq__parse_duration_ms(buf, &v) == 0 && v == (rows[i].ms > 0 ? rows[i].ms : 0),
+               "row %zu: %s read back", i, buf);
+        gq__format_duration_ms(buf, sizeof(buf), rows[i].ms, true);
+        CHECKF(!strcmp(buf, rows[i].compact), "row %zu: compact %s", i, buf);
+        CHECKF(gq__parse_duration_ms(buf, &v) == 0 && v == (rows[i].ms > 0 ? rows[i].ms : 0),
+               "row %zu: %s read back", i, buf);
+    }
+}
+
 int main(void)
 {
     TEST_RUN(sha1_vectors);
@@ -125,5 +161,6 @@ int main(void)
     TEST_RUN(uids);
     TEST_RUN(quoting);
     TEST_RUN(durations);
+    TEST_RUN(duration_text);
     return TEST_DONE();
 }

@@ -10,5 +10,6 @@
 #include "gpuqueue/validate.h"
 #include "gpuqueue/db.h"
 #include "gpuqueue/schedule.h"
+#include "gpuqueue/run.h"
 
 #endif

@@ -138,10 +138,15 @@ typedef struct gq_job_spec {
     int count;                  /* pods; 0: 1 */
     const char *const *command; /* argv of the container, may be NULL */
     size_t ncommand;
+    /* Version 2: */
+    const char *duration;       /* how long it runs once started ("45m"), annotation
+                                   gpuq.dev/duration; NULL: until cancelled */
 } gq_job_spec;
 
-#define GQ_JOB_SPEC_VERSION 1
-#define GQ_JOB_SPEC_INIT {GQ_JOB_SPEC_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}
+/* Version 1 (without duration) is still accepted. */
+#define GQ_JOB_SPEC_VERSION 2
+#define GQ_JOB_SPEC_INIT                                                                           \
+    {GQ_JOB_SPEC_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL}
 
 /**
  * Build the Job a gq_job_spec describes and submit it (GQ_MODE_SUBMIT).
@@ -231,12 +236,18 @@ typedef struct gq_object_info {
     const char *cohort;        /* ClusterQueue: its cohort; Cohort: its parent */
     const char *strategy;      /* ClusterQueue: queueing strategy */
     const char *stop_policy;
-    const char *detail;        /* flavor: node labels "k=v,k=v"; others: NULL */
+    const char *detail;        /* flavor, NodePool: node labels "k=v,k=v"; others: NULL */
     const char *inactive;      /* ClusterQueue: why it cannot admit, NULL when active */
     int64_t pending;
     int64_t reserving;
     int64_t admitted;
     int64_t created_ms;
+    /* NodePool only (0, NULL and false for the other kinds): */
+    int64_t gpus_per_node;
+    int64_t min_nodes;
+    int64_t max_nodes;
+    const char *provisioning_time; /* compact: "5m", "1h30m" */
+    bool stockout;
 } gq_object_info;
 
 typedef int (*gq_object_fn)(const gq_object_info *obj, void *payload);
@@ -244,7 +255,8 @@ typedef int (*gq_object_fn)(const gq_object_info *obj, void *payload);
 /**
  * Call fn for each object of a resource ("clusterqueue", "localqueue",
  * "resourceflavor", "cohort", "workloadpriorityclass", "admissioncheck",
- * "provisioningrequestconfig", "namespace"; short names and plurals work).
+ * "provisioningrequestconfig", "namespace", "nodepool"; short names and
+ * plurals work).
  * namespace filters LocalQueues (NULL: all).
  * @return GQ_OK; GQ_EINVALID for an unknown resource.
  */
@@ -260,6 +272,66 @@ GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *name
 
 /** Canonical resource name for what a user typed ("cq" -> "clusterqueue"), or NULL. */
 GQ_EXTERN const char *gq_resource_name(const char *word);
+
+/* ------------------------------------------------ provisioning requests */
+
+/*
+ * One live ProvisioningRequest gpuq created for a workload's admission check
+ * (kueue-semantics.md §3.3-§3.4). Strings are borrowed for the callback.
+ */
+typedef struct gq_provreq_info {
+    const char *namespace;
+    const char *name;        /* <workload>-<check>-<attempt> */
+    const char *uid;
+    const char *workload;    /* the Workload that owns it */
+    const char *check;       /* its AdmissionCheck */
+    int64_t attempt;         /* 1, 2, ... */
+    const char *class_name;  /* spec.provisioningClassName */
+    const char *accepted;    /* status of the Accepted condition ("True"); NULL if absent */
+    const char *provisioned; /* status of the Provisioned condition; NULL if absent */
+    const char *failed;      /* status of the Failed condition; NULL if absent */
+    const char *message;     /* Failed's if Failed is True, else Provisioned's; may be NULL */
+    const char *object;      /* the ProvisioningRequest as stored (JSON, without status) */
+    const char *templates;   /* its PodTemplates as stored (a JSON array) */
+    const char *status;      /* status as its provider wrote it (JSON); NULL if none yet */
+    int64_t created_ms;
+} gq_provreq_info;
+
+typedef int (*gq_provreq_fn)(const gq_provreq_info *pr, void *payload);
+
+/**
+ * Call fn for each live ProvisioningRequest in namespace (NULL: all), or for
+ * the one named name (NULL: every one), ordered by namespace, then name. fn's
+ * non-zero return stops the walk and is returned.
+ * @return GQ_OK; GQ_ENOTFOUND when name is given and there is no such request.
+ */
+GQ_EXTERN int gq_provreq_list(gq_db *db, const char *namespace, const char *name,
+                              gq_provreq_fn fn, void *payload, gq_error *err);
+
+/* One PodTemplate of a live ProvisioningRequest. Strings are borrowed for the callback. */
+typedef struct gq_podtemplate_info {
+    const char *namespace;
+    const char *name;        /* ppt-<request>-<pod set> */
+    const char *uid;         /* derived from the request's UID and the name: stable */
+    const char *provreq;     /* the ProvisioningRequest that owns it */
+    const char *provreq_uid;
+    const char *containers;  /* container names, comma-separated */
+    const char *images;      /* container images, comma-separated */
+    const char *pod_labels;  /* the pod template's labels, "k=v,k=v" by key; NULL if none */
+    const char *object;      /* the PodTemplate as stored (JSON) */
+    int64_t created_ms;
+} gq_podtemplate_info;
+
+typedef int (*gq_podtemplate_fn)(const gq_podtemplate_info *pt, void *payload);
+
+/**
+ * Call fn for each PodTemplate of the live ProvisioningRequests in namespace
+ * (NULL: all), or for the one named name (NULL: every one), ordered by
+ * namespace, then name. fn's non-zero return stops the walk and is returned.
+ * @return GQ_OK; GQ_ENOTFOUND when name is given and there is no such template.
+ */
+GQ_EXTERN int gq_podtemplate_list(gq_db *db, const char *namespace, const char *name,
+                                  gq_podtemplate_fn fn, void *payload, gq_error *err);
 
 /* ------------------------------------------------------------ rendering */
 

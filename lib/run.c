@@ -1,0 +1,699 @@
+/*
+ * run.c: the embedded default's loop (issue 4; DESIGN.md "engine"): the
+ * simulated cluster attached to the local database as the backend the
+ * engine hands its side effects to. One step, at one moment of the
+ * database's clock, is three transactions:
+ *
+ *   provider   new ProvisioningRequests go to the simulator, deleted ones
+ *              give their nodes back, requests whose pods run are consumed;
+ *              the simulator moves to now and each request's status is
+ *              written as GKE would (the engine's check sync reads it);
+ *   admission  scheduling cycles until stable (gq_schedule), which also
+ *              turns those statuses into check states;
+ *   kubelet    admitted workloads start (pods on their nodes), running ones
+ *              whose duration is over finish and let go of their quota.
+ *
+ * Then the clock moves: as fast as possible it jumps to the next moment
+ * anything is due (a delay ending, a booking expiring, a job finishing, a
+ * backoff ending), so the same seed gives the same story; with a speed it
+ * follows the wall clock, scaled. Other gpuq processes read the same
+ * clock from the database, and their commits wake the loop.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "engine.h"
+#include "error.h"
+#include "gpuqueue/run.h"
+#include "gpuqueue/schedule.h"
+#include "manifest_load.h"
+#include "sim.h"
+#include "store.h"
+#include "util.h"
+
+#define POLL_MS 200        /* how often an idle runner looks for other processes' commits */
+#define SETTLE_STEPS 50    /* steps at one moment while things keep moving */
+
+struct event {
+    int64_t at;
+    const char *kind;
+    char *ns, *name, *job, *what, *message;
+};
+
+struct runner {
+    gq_db *db;
+    struct gq_store *st;
+    gq_run_options o;
+    gq_run_fn fn;
+    void *payload;
+    gq_run_stats *stats;
+    struct gq_sim sim;
+    struct gq_clock clock;
+    int64_t now;
+    uint64_t moved;          /* transitions in this step */
+    struct event *ev;        /* reported once their transaction committed */
+    size_t nev, capev;
+};
+
+/* ------------------------------------------------------------------ events */
+
+static void events_clear(struct runner *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nev; i++) {
+        free(r->ev[i].ns);
+        free(r->ev[i].name);
+        free(r->ev[i].job);
+        free(r->ev[i].what);
+        free(r->ev[i].message);
+    }
+    r->nev = 0;
+}
+
+static int event(struct runner *r, const char *kind, const char *ns, const char *name,
+                 const char *job, const char *what, const char *message)
+{
+    struct event *e;
+
+    r->moved++;
+    if (!r->fn)
+        return GQ_OK;
+    if (gq__grow(&r->ev, &r->capev, r->nev, sizeof(*r->ev)) < 0)
+        return GQ_ENOMEM;
+    e = &r->ev[r->nev++];
+    e->at = r->now;
+    e->kind = kind;
+    e->ns = gq__strdup(ns);
+    e->name = gq__strdup(name);
+    e->job = gq__strdup(job);
+    e->what = gq__strdup(what);
+    e->message = gq__strdup(message);
+    return e->ns && e->name && e->what ? GQ_OK : GQ_ENOMEM;
+}
+
+static int flush(struct runner *r)
+{
+    size_t i;
+    int rc = 0;
+
+    for (i = 0; rc == 0 && i < r->nev; i++) {
+        const struct event *e = &r->ev[i];
+        gq_run_event x = {e->at,    e->at - r->stats->start_ms, e->kind, e->ns, e->name, e->job,
+                          e->what, e->message};
+
+        rc = r->fn(&x, r->payload);
+    }
+    events_clear(r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- provider */
+
+struct pr_row {
+    int64_t id;
+    char *uid, *name, *ns, *class_name, *spec, *templates, *status, *record, *wstate;
+    int sim;                 /* index in the simulator */
+};
+
+struct pr_rows {
+    struct pr_row *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static void pr_rows_free(struct pr_rows *rows)
+{
+    size_t i;
+
+    for (i = 0; i < rows->n; i++) {
+        struct pr_row *p = &rows->v[i];
+
+        free(p->uid);
+        free(p->name);
+        free(p->ns);
+        free(p->class_name);
+        free(p->spec);
+        free(p->templates);
+        free(p->status);
+        free(p->record);
+        free(p->wstate);
+    }
+    free(rows->v);
+}
+
+/* Columns: id, uid, name, namespace, class, spec, templates, status, sim, workload state. */
+static int pr_row(int n, const char *const *v, void *payload)
+{
+    struct pr_rows *rows = payload;
+    struct pr_row *p;
+
+    (void)n;
+    if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
+        rows->failed = true;
+        return GQ_ENOMEM;
+    }
+    p = &rows->v[rows->n++];
+    memset(p, 0, sizeof(*p));
+    p->id = strtoll(v[0], NULL, 10);
+    p->uid = gq__strdup(v[1]);
+    p->name = gq__strdup(v[2]);
+    p->ns = gq__strdup(v[3]);
+    p->class_name = gq__strdup(v[4]);
+    p->spec = gq__strdup(v[5]);
+    p->templates = gq__strdup(v[6]);
+    p->status = gq__strdup(v[7]);
+    p->record = gq__strdup(v[8]);
+    p->wstate = gq__strdup(v[9]);
+    p->sim = -1;
+    if (!p->uid || !p->name || !p->ns || !p->class_name || !p->spec || !p->templates ||
+        !p->wstate)
+        rows->failed = true;
+    return rows->failed ? GQ_ENOMEM : 0;
+}
+
+/* A request the simulator has not seen: restored from its record, or submitted. */
+static int submit(struct runner *r, struct pr_row *p, gq_error *err)
+{
+    struct gq_kvs sel = {NULL, 0};
+    int32_t gpus;
+    int64_t max_run;
+    int rc;
+
+    if (p->record && (p->sim = gq__sim_restore(&r->sim, p->uid, p->record)) >= 0)
+        return GQ_OK;
+    if ((rc = gq__manifest_provreq_needs(p->spec, p->templates, &sel, &gpus, &max_run, err)) !=
+        GQ_OK)
+        return rc;
+    p->sim = gq__sim_request(&r->sim, p->uid, &sel, gpus, max_run, r->now);
+    gq__kvs_clear(&sel);
+    if (p->sim < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory in the simulated cluster");
+    r->sim.reqs[p->sim].check_capacity =
+        strcmp(p->class_name, "check-capacity.autoscaling.x-k8s.io") == 0;
+    r->stats->requests++;
+    return GQ_OK;
+}
+
+static const char *const state_names[] = {"Accepted", "Provisioned", "Failed", "BookingExpired",
+                                          "CapacityRevoked"};
+
+/* The state and holding a record had, before this step: -1 without one. */
+static int recorded_state(const char *record, int *holds)
+{
+    int state = -1;
+
+    *holds = 0;
+    if (!record || sscanf(record, "v1 %d %*d %*d %*d %*d %*d %*d %*d %d", &state, holds) != 2)
+        return -1;
+    return state;
+}
+
+/* Write a request's status and record when they changed, with an event for a new state. */
+static int publish(struct runner *r, const struct pr_row *p, gq_error *err)
+{
+    const struct gq_sim_request *q = &r->sim.reqs[p->sim];
+    char record[GQ_SIM_RECORD_SIZE], *status = NULL;
+    int holds, before = recorded_state(p->record, &holds), rc;
+
+    gq__sim_record(&r->sim, p->sim, record);
+    if ((rc = gq__manifest_sim_status(q, &status, err)) != GQ_OK)
+        return rc;
+    if (p->status && p->record && strcmp(status, p->status) == 0 && strcmp(record, p->record) == 0)
+        goto out;
+    if ((rc = gq__store_provreq_status(r->st, p->id, status, record, err)) != GQ_OK)
+        goto out;
+    if (before != (int)q->state || (q->holds && !holds && q->state == GQ_SIM_ACCEPTED)) {
+        const char *what = before == (int)q->state ? "CapacityFound" : state_names[q->state];
+
+        if ((rc = gq__store_event(r->st, "ProvisioningRequest", p->ns, p->name, p->uid,
+                                  q->state == GQ_SIM_ACCEPTED || q->state == GQ_SIM_PROVISIONED
+                                      ? "Normal"
+                                      : "Warning",
+                                  what, q->message, NULL, NULL, r->now, err)) == GQ_OK)
+            rc = event(r, "ProvisioningRequest", p->ns, p->name, NULL, what, q->message);
+    }
+out:
+    free(status);
+    return rc;
+}
+
+static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.id, p.uid, p.name, p.namespace, p.class, p.spec, p.templates, p.status, p.sim, "
+        "w.state FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+        "WHERE p.deleted_at IS NULL ORDER BY p.id";
+    struct runner *r = payload;
+    struct pr_rows rows = {NULL, 0, 0, false};
+    bool *live = NULL;
+    size_t i;
+    int rc, k;
+
+    rc = gq__store_query(st, sql, NULL, 0, pr_row, &rows, err);
+    if (rows.failed)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
+    for (i = 0; rc == GQ_OK && i < rows.n; i++) {
+        struct pr_row *p = &rows.v[i];
+
+        if ((p->sim = gq__sim_find(&r->sim, p->uid)) < 0)
+            rc = submit(r, p, err);
+        /* Pods started on its nodes: the booking is used and will not expire. */
+        if (rc == GQ_OK &&
+            (strcmp(p->wstate, "admitted") == 0 || strcmp(p->wstate, "running") == 0))
+            gq__sim_consume(&r->sim, p->sim);
+    }
+    if (rc == GQ_OK && !(live = calloc(r->sim.nreqs + 1, sizeof(*live))))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory in the simulated cluster");
+    for (i = 0; rc == GQ_OK && i < rows.n; i++)
+        live[rows.v[i].sim] = true;
+    /* Deleted requests (finished, evicted, cancelled): their nodes go back. */
+    for (i = 0; rc == GQ_OK && i < r->sim.nreqs; i++)
+        if (!live[i] && r->sim.reqs[i].pool >= 0)
+            gq__sim_delete(&r->sim, (int)i);
+    for (k = 0; rc == GQ_OK && k < 4 && gq__sim_advance(&r->sim, r->now); k++)
+        ; /* capacity freed by one request may serve the next at the same moment */
+    for (i = 0; rc == GQ_OK && i < rows.n; i++)
+        rc = publish(r, &rows.v[i], err);
+    if (rc == GQ_OK) {
+        r->clock.rng = r->sim.rng;
+        rc = gq__store_clock_set(st, &r->clock, err);
+    }
+    free(live);
+    pr_rows_free(&rows);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- kubelet */
+
+struct wl_row {
+    int64_t id, duration_ms;
+    char *ns, *name, *uid, *job;
+};
+
+struct wl_rows {
+    struct wl_row *v;
+    size_t n, cap;
+    bool failed;
+};
+
+/* Columns: id, namespace, name, uid, job_name, duration_ms. */
+static int wl_row(int n, const char *const *v, void *payload)
+{
+    struct wl_rows *rows = payload;
+    struct wl_row *w;
+
+    (void)n;
+    if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
+        rows->failed = true;
+        return GQ_ENOMEM;
+    }
+    w = &rows->v[rows->n++];
+    w->id = strtoll(v[0], NULL, 10);
+    w->ns = gq__strdup(v[1]);
+    w->name = gq__strdup(v[2]);
+    w->uid = gq__strdup(v[3]);
+    w->job = gq__strdup(v[4]);
+    w->duration_ms = v[5] ? strtoll(v[5], NULL, 10) : -1;
+    if (!w->ns || !w->name || !w->uid || !w->job)
+        rows->failed = true;
+    return rows->failed ? GQ_ENOMEM : 0;
+}
+
+static void wl_rows_free(struct wl_rows *rows)
+{
+    size_t i;
+
+    for (i = 0; i < rows->n; i++) {
+        free(rows->v[i].ns);
+        free(rows->v[i].name);
+        free(rows->v[i].uid);
+        free(rows->v[i].job);
+    }
+    free(rows->v);
+    memset(rows, 0, sizeof(*rows));
+}
+
+static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, gq_error *err)
+{
+    char nowbuf[24];
+    const char *now = nowbuf;
+    int rc;
+
+    snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
+    rc = gq__store_query(r->st, sql, &now, 1, wl_row, rows, err);
+    if (rows->failed)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
+    return rc;
+}
+
+static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    static const char admitted[] =
+        "SELECT id, namespace, name, uid, job_name, duration_ms FROM workloads "
+        "WHERE state = 'admitted' ORDER BY id";
+    static const char done[] =
+        "SELECT id, namespace, name, uid, job_name, duration_ms FROM workloads "
+        "WHERE state = 'running' AND duration_ms IS NOT NULL AND started_at + duration_ms <= CAST(?1 AS INTEGER) "
+        "ORDER BY started_at + duration_ms, id";
+    struct runner *r = payload;
+    struct wl_rows rows = {NULL, 0, 0, false};
+    char msg[160], took[GQ_DURATION_BUFSIZE];
+    size_t i;
+    int rc;
+
+    /* The Job is unsuspended: its pods start on the nodes of their flavor (or request). */
+    rc = select_rows(r, admitted, &rows, err);
+    for (i = 0; rc == GQ_OK && i < rows.n; i++) {
+        const struct wl_row *w = &rows.v[i];
+
+        if ((rc = gq__store_start(st, w->id, r->now, err)) == GQ_OK &&
+            (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Started",
+                                  "Job unsuspended: pods running", "admitted", "running",
+                                  r->now, err)) == GQ_OK &&
+            (rc = event(r, "Workload", w->ns, w->name, w->job, "started", NULL)) == GQ_OK)
+            r->stats->started++;
+    }
+    wl_rows_free(&rows);
+    if (rc == GQ_OK)
+        rc = select_rows(r, done, &rows, err);
+    for (i = 0; rc == GQ_OK && i < rows.n; i++) {
+        const struct wl_row *w = &rows.v[i];
+
+        gq__format_duration_ms(took, sizeof(took), w->duration_ms, true);
+        snprintf(msg, sizeof(msg), "Job finished after %s", took);
+        if ((rc = gq__store_finish(st, w->id, r->now, err)) == GQ_OK &&
+            (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Finished",
+                                  msg, "running", "finished", r->now, err)) == GQ_OK &&
+            (rc = event(r, "Workload", w->ns, w->name, w->job, "finished", msg)) == GQ_OK)
+            r->stats->finished++;
+    }
+    wl_rows_free(&rows);
+    return rc;
+}
+
+/* --------------------------------------------------------------- the clock */
+
+/* Columns: one integer or NULL. */
+static int min_row(int n, const char *const *v, void *payload)
+{
+    int64_t *best = payload, t;
+
+    (void)n;
+    if (v[0] && (t = strtoll(v[0], NULL, 10)) > 0 && (!*best || t < *best))
+        *best = t;
+    return 0;
+}
+
+struct due {
+    struct runner *r;
+    int64_t next;
+};
+
+/* The next moment anything is due after now; 0 when nothing is. */
+static int next_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    static const char finish[] = "SELECT min(started_at + duration_ms) FROM workloads "
+                                 "WHERE state = 'running' AND duration_ms IS NOT NULL";
+    static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
+                                  "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
+    struct due *d = payload;
+    struct runner *r = d->r;
+    int64_t sim = gq__sim_next(&r->sim, r->now), best = 0, timeout = 0;
+    char nowbuf[24];
+    const char *now = nowbuf;
+    int rc;
+
+    snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
+    if ((rc = gq__store_query(st, finish, NULL, 0, min_row, &best, err)) != GQ_OK ||
+        (rc = gq__store_query(st, requeue, &now, 1, min_row, &best, err)) != GQ_OK ||
+        (rc = gq__engine_provision_deadline(st, r->now, &timeout, err)) != GQ_OK)
+        return rc;
+    if (sim && (!best || sim < best))
+        best = sim;
+    if (timeout && (!best || timeout < best))
+        best = timeout;
+    d->next = best;
+    return GQ_OK;
+}
+
+static int next_due(struct runner *r, int64_t *next, gq_error *err)
+{
+    struct due d = {r, 0};
+    int rc = gq__store_read(r->st, next_txn, &d, err);
+
+    *next = d.next;
+    return rc;
+}
+
+static int clock_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct runner *r = payload;
+
+    return gq__store_clock_set(st, &r->clock, err);
+}
+
+/* Set the clock at virtual time v, moving at speed from now on. */
+static int set_clock(struct runner *r, int64_t v, double speed, int64_t pid, gq_error *err)
+{
+    r->clock.wall_ms = gq__now_ms();
+    r->clock.virtual_ms = v;
+    r->clock.speed = speed;
+    r->clock.runner_pid = pid;
+    r->clock.rng = r->sim.rng;
+    return gq__store_write(r->st, clock_txn, r, err);
+}
+
+struct claim {
+    struct runner *r;
+    uint64_t seed;
+};
+
+/* Take the clock: one runner at a time, the time where it stands. */
+static int claim_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct claim *c = payload;
+    struct runner *r = c->r;
+    struct gq_clock old;
+
+    if (gq__store_clock_get(st, &old) && old.runner_pid && old.runner_pid != (int64_t)getpid() &&
+        (kill((pid_t)old.runner_pid, 0) == 0 || errno == EPERM))
+        return gq__error(err, GQ_ECONFLICT, "another runner (pid %lld) is driving this database",
+                         (long long)old.runner_pid);
+    r->now = gq__store_now(st);
+    c->seed = r->o.seed ? r->o.seed : (old.rng ? old.rng : 1);
+    r->clock.wall_ms = gq__now_ms();
+    r->clock.virtual_ms = r->now;
+    r->clock.speed = r->o.speed;
+    r->clock.rng = c->seed;
+    r->clock.runner_pid = (int64_t)getpid();
+    return gq__store_clock_set(st, &r->clock, err);
+}
+
+struct pools {
+    struct gq_sim_pool *v;
+    size_t n;
+};
+
+static int pools_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct pools *p = payload;
+
+    return gq__engine_load_pools(st, &p->v, &p->n, err);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+static int on_change(const gq_schedule_change *c, void *payload)
+{
+    struct runner *r = payload;
+
+    if (strcmp(c->what, "pending") == 0)
+        return 0; /* a reason reworded is not a transition */
+    if (strcmp(c->what, "evicted") == 0 || strcmp(c->what, "deactivated") == 0)
+        r->stats->evicted++;
+    else
+        r->stats->admitted += strcmp(c->what, "reserved") == 0 ||
+                              (strcmp(c->what, "admitted") == 0 && c->flavors);
+    if (event(r, "Workload", c->namespace, c->name, c->job_name, c->what,
+              c->flavors ? c->flavors : c->message) != GQ_OK)
+        return GQ_ENOMEM;
+    return flush(r);
+}
+
+static int step(struct runner *r, gq_error *err)
+{
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    int rc;
+
+    r->moved = 0;
+    so.cycles = 0;
+    so.until_stable = true;
+    if ((rc = gq__store_write(r->st, provider_txn, r, err)) != GQ_OK) {
+        events_clear(r);
+        return rc;
+    }
+    if ((rc = flush(r)) != 0)
+        return rc;
+    if ((rc = gq_schedule(r->db, &so, on_change, r, NULL, err)) != GQ_OK)
+        return rc;
+    if ((rc = gq__store_write(r->st, kubelet_txn, r, err)) != GQ_OK) {
+        events_clear(r);
+        return rc;
+    }
+    r->stats->steps++;
+    return flush(r);
+}
+
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        return; /* a signal: let the loop look at its stop flag */
+}
+
+static bool stopping(const struct runner *r)
+{
+    return r->o.stop && *r->o.stop;
+}
+
+/*
+ * Wait until the next step is due: 1 to step at r->now, 0 to stop. Others'
+ * commits (a submit, a cancel) wake it at once.
+ */
+static int wait_due(struct runner *r, int64_t next, int64_t end, int64_t version)
+{
+    bool fast = r->o.speed <= 0;
+
+    for (;;) {
+        int64_t now = fast ? r->now : gq__store_now(r->st), until;
+
+        if (stopping(r) || (end && now >= end))
+            return 0;
+        if (fast && (next || end)) { /* jump: to what is due, or to the end */
+            r->now = end && (!next || next > end) ? end : next;
+            return 1;
+        }
+        if (!fast && next && now >= next) {
+            r->now = now;
+            return 1;
+        }
+        if (r->o.until_idle && !next)
+            return 0;
+        if (gq__store_data_version(r->st) != version) {
+            r->now = now;
+            return 1;
+        }
+        until = POLL_MS;
+        if (!fast && next && (double)(next - now) / r->o.speed < POLL_MS)
+            until = (int64_t)((double)(next - now) / r->o.speed) + 1;
+        if (!fast && end && (double)(end - now) / r->o.speed < (double)until)
+            until = (int64_t)((double)(end - now) / r->o.speed) + 1;
+        sleep_ms(until);
+    }
+}
+
+static int loop(struct runner *r, gq_error *err)
+{
+    int64_t end = r->o.for_ms ? r->stats->start_ms + r->o.for_ms : 0, next, version;
+    int settle = 0, rc;
+
+    for (;;) {
+        if (r->o.speed > 0)
+            r->now = gq__store_now(r->st);
+        if ((rc = step(r, err)) != GQ_OK)
+            return rc;
+        if (stopping(r))
+            return GQ_OK;
+        if (r->moved && ++settle < SETTLE_STEPS)
+            continue; /* react at the same moment, as controllers would */
+        settle = 0;
+        if ((rc = next_due(r, &next, err)) != GQ_OK)
+            return rc;
+        if (r->o.until_idle && !r->moved && !next)
+            return GQ_OK;
+        if (end && r->now >= end)
+            return GQ_OK;
+        version = gq__store_data_version(r->st);
+        if (!wait_due(r, next, end, version))
+            return GQ_OK;
+        if (r->o.speed <= 0 && (rc = set_clock(r, r->now, 0, (int64_t)getpid(), err)) != GQ_OK)
+            return rc;
+    }
+}
+
+int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
+           gq_run_stats *stats, gq_error *err)
+{
+    struct runner r;
+    struct claim c = {&r, 0};
+    struct pools pools = {NULL, 0};
+    gq_run_stats ignored;
+    gq_error ignored_err;
+    int64_t t0 = gq__mono_us();
+    int rc;
+
+    if (!db)
+        return gq__error(err, GQ_EINVALID, "no database");
+    memset(&r, 0, sizeof(r));
+    r.o = (gq_run_options)GQ_RUN_OPTIONS_INIT;
+    if (opts)
+        r.o = *opts;
+    if (r.o.version != GQ_RUN_OPTIONS_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_run_options version %u is not supported",
+                         r.o.version);
+    if (r.o.speed < 0 || r.o.for_ms < 0)
+        return gq__error(err, GQ_EINVALID, "invalid run options: speed %g, for %lld ms",
+                         r.o.speed, (long long)r.o.for_ms);
+    r.db = db;
+    r.st = db->st;
+    r.fn = fn;
+    r.payload = payload;
+    r.stats = stats ? stats : &ignored;
+    memset(r.stats, 0, sizeof(*r.stats));
+    if ((rc = gq__store_read(r.st, pools_txn, &pools, err)) != GQ_OK)
+        return rc;
+    if ((rc = gq__store_write(r.st, claim_txn, &c, err)) != GQ_OK) {
+        gq__sim_pools_free(pools.v, pools.n);
+        return rc;
+    }
+    if (gq__sim_init(&r.sim, pools.v, pools.n, c.seed) < 0)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
+    gq__sim_pools_free(pools.v, pools.n);
+    r.stats->start_ms = r.now;
+    if (rc == GQ_OK)
+        rc = loop(&r, err);
+    /* Hand the clock back: it carries on at normal speed from where the run left it. */
+    if (set_clock(&r, r.o.speed > 0 ? gq__store_now(r.st) : r.now, 1.0, 0,
+                  rc == GQ_OK ? err : &ignored_err) != GQ_OK &&
+        rc == GQ_OK)
+        rc = err ? err->code : GQ_EIO;
+    r.stats->end_ms = r.clock.virtual_ms;
+    r.stats->wall_ms = (double)(gq__mono_us() - t0) / 1000.0;
+    events_clear(&r);
+    free(r.ev);
+    gq__sim_free(&r.sim);
+    return rc;
+}
+
+int gq_duration_parse(const char *text, int64_t *ms, gq_error *err)
+{
+    char q[GQ_QUOTE_BUFSIZE];
+
+    if (gq__parse_duration_ms(text, ms) < 0)
+        return gq__error(err, GQ_EINVALID, "invalid duration %s: want e.g. 90s, 45m or 1h30m",
+                         gq__quote(q, text ? text : "", text ? strlen(text) : 0));
+    return GQ_OK;
+}
+
+void gq_duration_format(char *buf, size_t size, int64_t ms)
+{
+    gq__format_duration_ms(buf, size, ms, true);
+}
