@@ -137,7 +137,7 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     if (wl->position_cq >= 0)
         snprintf(cqpos, sizeof(cqpos), "%lld", (long long)wl->position_cq);
     cells[12] = cqpos;
-    cells[13] = wl->message ? wl->message : wl->reason;
+    cells[13] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
     return add_row(l, wl->namespace, cells, l->wide ? 14 : 9);
 }
 

@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "error.h"
+#include "plain.h"
 #include "store.h"
 #include "util.h"
 
@@ -89,6 +90,7 @@ struct wl_walk {
     void *payload;
     struct positions positions;    /* in the LocalQueue */
     struct positions cq_positions; /* in the ClusterQueue */
+    int64_t now;                   /* the database's clock */
 };
 
 static int wl_row(int n, const char *const *v, void *payload)
@@ -96,6 +98,7 @@ static int wl_row(int n, const char *const *v, void *payload)
     struct wl_walk *walk = payload;
     int64_t id = num(v[18]);
     gq_workload_info wl;
+    char where[1200];
 
     (void)n;
     wl.namespace = v[0];
@@ -117,14 +120,24 @@ static int wl_row(int n, const char *const *v, void *payload)
     wl.created_ms = num(v[15]);
     wl.admitted_ms = num(v[16]);
     wl.finished_ms = num(v[17]);
+    wl.requeue_ms = num(v[14]);
+    wl.started_ms = num(v[19]);
+    {
+        struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
+                             wl.message,      wl.cluster_queue, wl.position_cq,
+                             wl.admitted_ms,  wl.started_ms,  wl.requeue_ms,
+                             walk->now};
+
+        wl.where = gq__plain_status(where, sizeof(where), &p);
+    }
     return walk->fn(&wl, walk->payload);
 }
 
 #define WL_SELECT                                                                                  \
     "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
-    "w.priority_class, w.priority, w.pods, w.gpus, NULL, w.created_at, w.admitted_at, "            \
-    "w.finished_at, w.id FROM workloads w "                                                        \
+    "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
+    "w.finished_at, w.id, w.started_at FROM workloads w "                                          \
     "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
     "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
@@ -186,6 +199,7 @@ int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn
     walk.filter = filter;
     walk.fn = fn;
     walk.payload = payload;
+    walk.now = gq__store_now(db->st);
     rc = gq__store_read(db->st, list_txn, &walk, err);
     free(walk.positions.pos);
     free(walk.cq_positions.pos);

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api.h"
 #include "error.h"
@@ -247,13 +246,7 @@ static void flush(struct text *t)
 /* RFC 3339 UTC, as -o json prints metadata.creationTimestamp. */
 static const char *rfc3339(char buf[32], int64_t ms)
 {
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (ms <= 0 || !gmtime_r(&t, &tm))
-        return "<none>";
-    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
+    return ms <= 0 ? "<none>" : gq__rfc3339(buf, ms);
 }
 
 /* apimachinery's duration.HumanDuration, the AGE column. */
@@ -922,8 +915,8 @@ static int describe_generic(struct describe *d, struct row *r)
 
 /* The workload gq_workload_list found, copied out of its callback. */
 struct wl_found {
-    char *s[11]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
-                    state, reason, message, priority class */
+    char *s[12]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
+                    state, reason, message, priority class, where it stands */
     int64_t priority, pods, gpus, position, position_cq, created, admitted, finished;
     bool found;
     bool last; /* keep the last match (the newest), not the first */
@@ -933,7 +926,7 @@ static void wl_found_clear(struct wl_found *w)
 {
     int i;
 
-    for (i = 0; i < 11; i++)
+    for (i = 0; i < 12; i++)
         free(w->s[i]);
     memset(w->s, 0, sizeof(w->s));
     w->found = false;
@@ -942,14 +935,14 @@ static void wl_found_clear(struct wl_found *w)
 static int wl_found_row(const gq_workload_info *wl, void *payload)
 {
     struct wl_found *w = payload;
-    const char *s[11] = {wl->namespace, wl->name,        wl->uid,           wl->job_kind,
+    const char *s[12] = {wl->namespace, wl->name,        wl->uid,           wl->job_kind,
                          wl->job_name,  wl->local_queue, wl->cluster_queue, wl->state,
-                         wl->reason,    wl->message,     wl->priority_class};
+                         wl->reason,    wl->message,     wl->priority_class, wl->where};
     int i;
 
     wl_found_clear(w);
     w->found = true;
-    for (i = 0; i < 11; i++)
+    for (i = 0; i < 12; i++)
         if (s[i] && !(w->s[i] = strdup(s[i])))
             return GQ_ENOMEM;
     w->priority = wl->priority;
@@ -1060,6 +1053,8 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
     line(&d->t, 0, "Priority Class:\t%s\n", or_none(w->s[10]));
     line(&d->t, 0, "Priority:\t%" PRId64 "\n", w->priority);
     line(&d->t, 0, "State:\t%s\n", w->s[7]);
+    if (w->s[11] && *w->s[11])
+        put_one_line(&d->t, "Where it stands", w->s[11]);
     put_one_line(&d->t, "Reason", w->s[8]);
     put_one_line(&d->t, "Message", w->s[9]);
     if (w->position >= 0)

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <json-c/json.h>
 #include <yaml.h>
@@ -527,14 +526,10 @@ static void add_int(json_object *obj, const char *key, int64_t v)
 /* RFC 3339 in UTC, second precision, as metav1.Time prints. */
 static void add_time(json_object *obj, const char *key, int64_t ms)
 {
-    char buf[32];
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
+    char buf[GQ_RFC3339_BUFSIZE];
 
-    if (ms <= 0 || !gmtime_r(&t, &tm))
-        return;
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    add_str(obj, key, buf);
+    if (ms > 0)
+        add_str(obj, key, gq__rfc3339(buf, ms));
 }
 
 /* An amount in Kueue's accounting units as the canonical quantity (cpu: milli). */

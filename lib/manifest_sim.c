@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
@@ -140,22 +139,13 @@ out:
     return rc;
 }
 
-static void rfc3339(char buf[32], int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(buf, 32, "1970-01-01T00:00:00Z");
-}
-
 static void condition(json_object *conds, const char *type, bool status, const char *reason,
                       const char *message, int64_t at_ms)
 {
     json_object *c = json_object_new_object();
     char when[32];
 
-    rfc3339(when, at_ms);
+    gq__rfc3339(when, at_ms);
     json_object_object_add(c, "type", json_object_new_string(type));
     json_object_object_add(c, "status", json_object_new_string(status ? "True" : "False"));
     json_object_object_add(c, "lastTransitionTime", json_object_new_string(when));

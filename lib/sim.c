@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "admit.h"
+#include "util.h"
 
 /* xorshift64*: small, fast, and the same sequence for the same seed everywhere. */
 static uint64_t next(struct gq_sim *s)
@@ -184,17 +184,6 @@ void gq__sim_delete(struct gq_sim *s, int req)
     r->pool = -1;
 }
 
-/* UTC, as Kubernetes writes times. */
-static const char *rfc3339(char buf[32], int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(buf, 32, "%lld ms", (long long)ms);
-    return buf;
-}
-
 static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 {
     const struct gq_sim_pool *p = r->pool >= 0 ? &s->pools[r->pool] : NULL;
@@ -210,7 +199,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
         r->ready_ms = r->check_capacity ? now : now + jitter(s, p->provision_ms);
         snprintf(r->message, sizeof(r->message),
                  "Capacity found in node pool %s: %d node%s, ETA %s", p->name, (int)r->nodes,
-                 r->nodes == 1 ? "" : "s", rfc3339(eta, r->ready_ms));
+                 r->nodes == 1 ? "" : "s", gq__rfc3339(eta, r->ready_ms));
     }
     if (r->state == GQ_SIM_ACCEPTED && r->holds && now >= r->ready_ms) {
         r->state = GQ_SIM_PROVISIONED;

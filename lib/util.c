@@ -103,6 +103,16 @@ void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact)
         snprintf(buf + n, size - n, "%" PRId64 "%ss", sec, fs);
 }
 
+const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+
+    if (!gmtime_r(&t, &tm) || !strftime(buf, GQ_RFC3339_BUFSIZE, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, GQ_RFC3339_BUFSIZE, "1970-01-01T00:00:00Z");
+    return buf;
+}
+
 int64_t gq__mono_us(void)
 {
     struct timespec ts;

@@ -32,6 +32,12 @@ int gq__parse_duration_ms(const char *s, int64_t *out);
  */
 void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact);
 
+/* Bytes that hold a gq__rfc3339() result, NUL included. */
+#define GQ_RFC3339_BUFSIZE 32
+
+/* ms since the epoch as Kubernetes writes times, "2026-11-21T08:00:00Z" (UTC). Returns buf. */
+const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms);
+
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t gq__mono_us(void);
 

@@ -25,7 +25,7 @@ $ gpuq list
 $ gpuq list -o json | python3 -c 'import json,sys; w=json.load(sys.stdin)["items"][0]; print(w["kind"], w["spec"]["queueName"], w["status"]["gpuq"]["state"], w["spec"]["podSets"][0]["count"])'
 > Workload dws-local-queue pending 1
 $ gpuq list -A -o wide --no-headers
-~ default +job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +\d+s +0 +1 +1 +0
+~ default +job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +\d+s +0 +1 +1 +0 +waiting for quota
 $ gpuq list clusterqueues
 ~ NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +ACTIVE +AGE
 ~ dws-cluster-queue +1 +0 +True +\d+s

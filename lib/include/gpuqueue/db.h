@@ -184,6 +184,9 @@ typedef struct gq_workload_info {
     int64_t created_ms;
     int64_t admitted_ms;       /* 0 if never admitted */
     int64_t finished_ms;       /* 0 if not finished */
+    int64_t requeue_ms;        /* backing off after a check's Retry until then; 0 */
+    int64_t started_ms;        /* when its pods started; 0 */
+    const char *where;         /* where it stands, in plain words ("" when nothing to say) */
 } gq_workload_info;
 
 typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);
