@@ -22,6 +22,6 @@ set -x
 "$gpuq" apply -f examples/story/queues.yaml -f examples/story/pools.yaml
 "$gpuq" submit -f examples/story/jobs.yaml
 "$gpuq" list -A
+# Afterwards, for instance: gpuq list -A --status all -o wide;
+# gpuq describe workload h100-eval -n team-c; gpuq get provreqs -A
 "$gpuq" run --seed 7 --summary
-"$gpuq" list -A --status all -o wide
-"$gpuq" describe workload h100-eval -n team-c
