@@ -902,7 +902,6 @@ static const struct {
     const char *message; /* when the row has none */
 } wl_ends[] = {
     {"evicted", "Evicted", "Preempted", NULL},
-    {"deactivated", "Evicted", "Deactivated", NULL},
     {"finished", "Finished", "Succeeded", "Job finished successfully"},
     {"cancelled", "Finished", "Cancelled", "Cancelled by the user"},
 };
@@ -967,6 +966,8 @@ static json_object *wl_status(const gq_workload_info *wl, const char *admission,
         add_int(g, "positionInClusterQueue", wl->position_cq);
     add_str(g, "reason", wl->reason);
     add_str(g, "message", wl->message);
+    if (wl->where && *wl->where)
+        add_str(g, "where", wl->where);
     add_int(g, "gpus", wl->gpus);
     add_int(g, "pods", wl->pods);
     json_object_object_add(status, "gpuq", g);
@@ -1041,6 +1042,9 @@ static int spec_row(int n, const char *const *v, void *payload)
         return w->r->err ? w->r->err->code : GQ_EIO;
     if (strcmp(wl->job_kind, "Job") == 0)
         wl_owner(child(w->root, "metadata", json_type_object), wl);
+    if (strcmp(wl->state, "deactivated") == 0) /* Kueue sets spec.active false to deactivate */
+        json_object_object_add(child(w->root, "spec", json_type_object), "active",
+                               json_object_new_boolean(0));
     status = wl_status(wl, v[1], num(v[2]));
     wl_eviction(status, wl, v);
     wl_duration(status, v[8]);

@@ -208,7 +208,8 @@ int gq__store_release_checks(struct gq_store *st, int64_t workload_id,
                                  "WHERE workload_id = ?1 AND deleted_at IS NULL";
     static const char reset[] =
         "UPDATE workload_checks SET state = 'Pending', message = 'Reset to Pending after "
-        "eviction. Previously: ' || state, retry_count = retry_count + (state = 'Retry'), "
+        "eviction. Previously: ' || state, "
+        "retry_count = CASE WHEN state = 'Retry' THEN retry_count + 1 ELSE 0 END, "
         "updated_at = ?2 WHERE workload_id = ?1 AND state <> 'Pending'";
     static const char drop[] = "DELETE FROM workload_checks WHERE workload_id = ?1";
     const char *const sqls[] = {del_pr, after == GQ_CHECKS_RESET ? reset : drop};
@@ -255,8 +256,12 @@ int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_e
 int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          int64_t now_ms, gq_error *err)
 {
-    /* The check states stay, so that the rejection and its reason remain visible. */
-    return let_go(st, id, "deactivated", reason, message, NULL, 0, GQ_CHECKS_KEEP, now_ms, err);
+    /*
+     * Kueue evicts a deactivated workload like any other (resetChecksOnEviction):
+     * its checks go back to Pending ("... Previously: Rejected"), the retry
+     * count forgotten; the rejection stays in the eviction's reason and message.
+     */
+    return let_go(st, id, "deactivated", reason, message, NULL, 0, GQ_CHECKS_RESET, now_ms, err);
 }
 
 int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,

@@ -50,8 +50,11 @@ $ python3 $TMP/provider.py fail
 $ gpuq schedule
 ~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} deactivated: DeactivatedDueToAdmissionCheck: out of resources
 > 1 cycle: 0 admitted, 1 evicted
+# Deactivation evicts it as Kueue does (resetChecksOnEviction): the check is
+# reset to Pending ("Previously: Rejected") and its retry count forgotten; the
+# rejection stays in the eviction's reason and message.
 $ python3 $TMP/provider.py show
-> ('deactivated', None) ('Rejected', 3) 0
+> ('deactivated', None) ('Pending', 0) 0
 $ gpuq list clusterqueues -o json | python3 -c 'import json,sys; q=json.load(sys.stdin)["items"][0]["status"]; print(q["reservingWorkloads"], q["admittedWorkloads"])'
 > 0 0
 # gpuq resume workload (kueuectl's resume workload) queues it again from scratch.

@@ -129,4 +129,5 @@ $ gpuq schedule
 ~ cycle 1: workload default/job-flaky-job-[0-9a-f]{5} deactivated: DeactivatedDueToAdmissionCheck: out of resources
 > 1 cycle: 0 admitted, 1 evicted
 $ python3 $DATA/dws_provider.py show flaky-job
-> deactivated fallback-prov=Rejected/5 live= failed={"dws-a":2}
+# (the deactivation resets the check to Pending, as Kueue's eviction does)
+> deactivated fallback-prov=Pending/0 live= failed={"dws-a":2}
