@@ -139,6 +139,34 @@ static int request_sets(const struct gq_snapshot *s, const struct gq_snap_wl *wl
     return 0;
 }
 
+/*
+ * podSetMergePolicy: a pod set like an earlier one (on the same flavor) is
+ * folded into it, counts summed, under the earlier one's template (§3.4).
+ */
+static void merge_sets(struct request *r, const char *spec, const char *policy)
+{
+    size_t i, j, k;
+
+    if (!policy)
+        return;
+    for (j = 1; j < r->n; j++) {
+        for (i = 0; i < j; i++) {
+            if (r->sets[i].node_labels != r->sets[j].node_labels ||
+                !gq__manifest_podsets_mergeable(spec, r->sets[i].name, r->sets[j].name, policy))
+                continue;
+            r->sets[i].count += r->sets[j].count;
+            free(r->names[j]);
+            for (k = j; k + 1 < r->n; k++) {
+                r->sets[k] = r->sets[k + 1];
+                r->names[k] = r->names[k + 1];
+            }
+            r->n--;
+            j--;
+            break;
+        }
+    }
+}
+
 /* Create attempt `attempt` of the request for check c. */
 static int create(struct gq_store *st, const struct gq_snapshot *s, const struct gq_snap_wl *wl,
                   const char *check, const struct gq_provisioning_config *cfg, int32_t attempt,
@@ -165,6 +193,7 @@ static int create(struct gq_store *st, const struct gq_snapshot *s, const struct
     if ((rc = gq__store_query(st, wl_sql, &id, 1, first_text, &spec, err)) != GQ_OK ||
         (rc = gq__manifest_annotations(spec ? spec : "{}", &ann, err)) != GQ_OK)
         goto out;
+    merge_sets(&r, spec ? spec : "{}", cfg->merge_policy);
     if (gq__provreq_parameters(&cfg->parameters, &ann, &params) < 0) {
         rc = gq__error(err, GQ_ENOMEM, "out of memory creating a ProvisioningRequest");
         goto out;

@@ -105,6 +105,16 @@ int gq__manifest_provreq_status(const char *status_json, struct gq_provreq_statu
                                 void **keep, gq_error *err);
 void gq__manifest_release(void *keep);
 
+/*
+ * podSetMergePolicy (kueue-semantics.md §1.9, §3.4): may pod sets a and b of
+ * the stored Workload spec share one pod set of a ProvisioningRequest?
+ * IdenticalPodTemplates: equal templates; IdenticalWorkloadSchedulingRequirements:
+ * equal requests per container, pod resources, nodeSelector, tolerations,
+ * affinity and resourceClaims (Kueue's arePodSetsSimilar). Any other policy: no.
+ */
+bool gq__manifest_podsets_mergeable(const char *workload_spec, const char *a, const char *b,
+                                    const char *policy);
+
 /* metadata.annotations of a stored canonical spec. */
 int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err);
 

@@ -289,3 +289,65 @@ void gq__manifest_release(void *keep)
 {
     json_object_put(keep);
 }
+
+/* The pod set's template in a parsed Workload spec (not copied). */
+static json_object *template_in(json_object *spec, const char *podset)
+{
+    json_object *sets = get(get(spec, "spec"), "podSets");
+    size_t i;
+
+    for (i = 0; sets && i < json_object_array_length(sets); i++) {
+        json_object *ps = json_object_array_get_idx(sets, i), *name = get(ps, "name");
+
+        if (name && strcmp(json_object_get_string(name), podset) == 0)
+            return get(ps, "template");
+    }
+    return NULL;
+}
+
+static bool same(json_object *a, json_object *b)
+{
+    return (!a && !b) || (a && b && json_object_equal(a, b));
+}
+
+/* Containers' resources.requests, by index, and nothing else of them. */
+static bool same_requests(json_object *a, json_object *b)
+{
+    size_t i, n = a ? json_object_array_length(a) : 0;
+
+    if (n != (b ? json_object_array_length(b) : 0))
+        return false;
+    for (i = 0; i < n; i++)
+        if (!same(get(get(json_object_array_get_idx(a, i), "resources"), "requests"),
+                  get(get(json_object_array_get_idx(b, i), "resources"), "requests")))
+            return false;
+    return true;
+}
+
+bool gq__manifest_podsets_mergeable(const char *workload_spec, const char *a, const char *b,
+                                    const char *policy)
+{
+    static const char *const fields[] = {"resources",   "nodeSelector",   "tolerations",
+                                         "affinity",    "resourceClaims", NULL};
+    json_object *spec = json_tokener_parse(workload_spec), *ta, *tb, *sa, *sb;
+    bool ok = false;
+    size_t i;
+
+    ta = template_in(spec, a);
+    tb = template_in(spec, b);
+    if (!ta || !tb || !policy) {
+        ok = false;
+    } else if (strcmp(policy, "IdenticalPodTemplates") == 0) {
+        ok = json_object_equal(ta, tb);
+    } else if (strcmp(policy, "IdenticalWorkloadSchedulingRequirements") == 0) {
+        /* Kueue's arePodSetsSimilar: what scheduling looks at, nothing else */
+        sa = get(ta, "spec");
+        sb = get(tb, "spec");
+        ok = same_requests(get(sa, "containers"), get(sb, "containers")) &&
+             same_requests(get(sa, "initContainers"), get(sb, "initContainers"));
+        for (i = 0; ok && fields[i]; i++)
+            ok = same(get(sa, fields[i]), get(sb, fields[i]));
+    }
+    json_object_put(spec);
+    return ok;
+}
