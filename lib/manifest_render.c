@@ -1067,18 +1067,28 @@ static int check_row(int n, const char *const *v, void *payload)
 }
 
 /* Columns: spec, templates, status: a request and its PodTemplates, as objects. */
+/* A workload's requests and templates, and per request its config's podSetUpdates.nodeSelector. */
+struct provreqs {
+    json_object *objects; /* ProvisioningRequests, each followed by its PodTemplates */
+    json_object *updates; /* one entry per request: an array, or null */
+};
+
+/* Columns: spec, templates, status, the config's podSetUpdates.nodeSelector (JSON). */
 static int provreq_row(int n, const char *const *v, void *payload)
 {
+    struct provreqs *p = payload;
     json_object *pr = json_tokener_parse(v[0]), *pts = json_tokener_parse(v[1]), *st;
     size_t i;
 
     (void)n;
     if (pr && v[2] && (st = json_tokener_parse(v[2])) != NULL)
         json_object_object_add(pr, "status", st);
-    if (pr)
-        json_object_array_add(payload, pr);
+    if (pr) {
+        json_object_array_add(p->objects, pr);
+        json_object_array_add(p->updates, v[3] ? json_tokener_parse(v[3]) : NULL);
+    }
     for (i = 0; pts && i < json_object_array_length(pts); i++)
-        json_object_array_add(payload, json_object_get(json_object_array_get_idx(pts, i)));
+        json_object_array_add(p->objects, json_object_get(json_object_array_get_idx(pts, i)));
     json_object_put(pts);
     return 0;
 }
@@ -1137,11 +1147,11 @@ static void add_tolerations(json_object *pspec, json_object *tols)
  * the provisioning requests' podSetUpdates annotations.
  */
 static json_object *released(struct render *r, json_object *tmpl, const char *podset,
-                             const char *flavor, json_object *prs)
+                             const char *flavor, const struct provreqs *prs)
 {
     static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
     json_object *t = NULL, *f = NULL, *pspec, *meta, *fspec;
-    size_t i;
+    size_t i, k;
 
     if (!tmpl || json_object_deep_copy(tmpl, &t, NULL) != 0)
         return NULL;
@@ -1161,13 +1171,25 @@ static json_object *released(struct render *r, json_object *tmpl, const char *po
     }
     json_object_object_add(child(meta, "labels", json_type_object), "kueue.x-k8s.io/podset",
                            json_object_new_string(podset));
-    for (i = 0; prs && i < json_object_array_length(prs); i++) {
-        json_object *o = json_object_array_get_idx(prs, i), *ann;
-
+    for (i = 0, k = 0; prs && i < json_object_array_length(prs->objects); i++) {
+        json_object *o = json_object_array_get_idx(prs->objects, i), *ann, *ups, *details;
         const char *kind = json_object_get_string(jget(o, "kind"));
+        size_t j;
 
         if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
             continue;
+        /* PRC podSetUpdates.nodeSelector: key = status.provisioningClassDetails[detail] (§3.8) */
+        ups = json_object_array_get_idx(prs->updates, k++);
+        details = jget(jget(o, "status"), "provisioningClassDetails");
+        for (j = 0; ups && details && j < json_object_array_length(ups); j++) {
+            json_object *u = json_object_array_get_idx(ups, j);
+            json_object *val = jget(details, json_object_get_string(jget(u, "valueFromProvisioningClassDetail")));
+            const char *key = json_object_get_string(jget(u, "key"));
+
+            if (key && val && json_object_is_type(val, json_type_string))
+                json_object_object_add(child(pspec, "nodeSelector", json_type_object), key,
+                                       json_object_get(val));
+        }
         ann = child(meta, "annotations", json_type_object);
         json_object_object_add(ann, "autoscaling.x-k8s.io/consume-provisioning-request",
                                json_object_get(jget(jget(o, "metadata"), "name")));
@@ -1200,7 +1222,7 @@ static json_object *pristine(json_object *root, const char *podset)
  * eviction restores the pristine template simply by the workload no longer
  * being admitted.
  */
-static void wl_release(struct render *r, json_object *root, json_object *prs)
+static void wl_release(struct render *r, json_object *root, const struct provreqs *prs)
 {
     json_object *status = jget(root, "status"), *g = jget(status, "gpuq");
     json_object *sets = jget(jget(status, "admission"), "podSetAssignments");
@@ -1246,28 +1268,34 @@ static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *
         "SELECT c.name, c.state, c.message, c.updated_at FROM workload_checks c "
         "JOIN workloads w ON w.id = c.workload_id WHERE w.uid = ?1 ORDER BY c.name";
     static const char prs_sql[] =
-        "SELECT p.spec, p.templates, p.status FROM provisioning_requests p "
+        "SELECT p.spec, p.templates, p.status, (SELECT pc.spec ->> '$.spec.podSetUpdates.nodeSelector' "
+        "  FROM admission_checks ac JOIN provisioning_configs pc "
+        "  ON pc.name = ac.spec ->> '$.spec.parameters.name' WHERE ac.name = p.check_name) "
+        "FROM provisioning_requests p "
         "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
         "ORDER BY p.check_name, p.attempt";
     json_object *status = child(root, "status", json_type_object), *g, *checks, *prs;
+    struct provreqs p;
     int rc;
 
     if (strcmp(wl->state, "reserved") && strcmp(wl->state, "admitted") &&
         strcmp(wl->state, "running"))
         return GQ_OK;
     checks = json_object_new_array();
-    prs = json_object_new_array();
+    prs = p.objects = json_object_new_array();
+    p.updates = json_object_new_array();
     if ((rc = gq__store_query(r->db->st, checks_sql, &wl->uid, 1, check_row, checks, r->err)) ==
         GQ_OK)
-        rc = gq__store_query(r->db->st, prs_sql, &wl->uid, 1, provreq_row, prs, r->err);
+        rc = gq__store_query(r->db->st, prs_sql, &wl->uid, 1, provreq_row, &p, r->err);
     if (json_object_array_length(checks))
         json_object_object_add(status, "admissionChecks", json_object_get(checks));
     if (json_object_array_length(prs) && json_object_object_get_ex(status, "gpuq", &g))
         json_object_object_add(g, "provisioningRequests", json_object_get(prs));
     if (rc == GQ_OK && strcmp(wl->state, "reserved") != 0)
-        wl_release(r, root, prs);
+        wl_release(r, root, &p);
     json_object_put(checks);
     json_object_put(prs);
+    json_object_put(p.updates);
     return rc;
 }
 
