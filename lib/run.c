@@ -276,7 +276,7 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
     /* Deleted requests (finished, evicted, cancelled): their nodes go back. */
     for (i = 0; rc == GQ_OK && i < r->sim.nreqs; i++)
         if (!live[i] && r->sim.reqs[i].pool >= 0)
-            gq__sim_delete(&r->sim, (int)i);
+            gq__sim_delete(&r->sim, (int)i, r->now);
     for (k = 0; rc == GQ_OK && k < 4 && gq__sim_advance(&r->sim, r->now); k++)
         ; /* capacity freed by one request may serve the next at the same moment */
     for (i = 0; rc == GQ_OK && i < rows.n; i++)

@@ -52,7 +52,9 @@ int gq__sim_init(struct gq_sim *s, const struct gq_sim_pool *pools, size_t npool
     s->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
     s->pools = calloc(npools + 1, sizeof(*s->pools));
     s->used = calloc(npools + 1, sizeof(*s->used));
-    if (!s->pools || !s->used)
+    s->idle = calloc(npools + 1, sizeof(*s->idle));
+    s->idle_until = calloc(npools + 1, sizeof(*s->idle_until));
+    if (!s->pools || !s->used || !s->idle || !s->idle_until)
         return -1;
     for (i = 0; i < npools; i++) {
         s->pools[i] = pools[i];
@@ -61,6 +63,8 @@ int gq__sim_init(struct gq_sim *s, const struct gq_sim_pool *pools, size_t npool
         if (!(s->pools[i].name = strdup(pools[i].name)) ||
             copy_kvs(&s->pools[i].labels, &pools[i].labels) < 0)
             return -1;
+        /* minNodes are up from the start, and stay */
+        s->idle[i] = pools[i].min_nodes < pools[i].max_nodes ? pools[i].min_nodes : pools[i].max_nodes;
     }
     return 0;
 }
@@ -83,6 +87,8 @@ void gq__sim_free(struct gq_sim *s)
     gq__sim_pools_free(s->pools, s->npools);
     for (i = 0; i < s->nreqs; i++)
         free(s->reqs[i].name);
+    free(s->idle);
+    free(s->idle_until);
     free(s->used);
     free(s->reqs);
     memset(s, 0, sizeof(*s));
@@ -162,16 +168,18 @@ void gq__sim_consume(struct gq_sim *s, int req)
         s->reqs[req].consumed = true;
 }
 
-/* Give back what a request holds. */
-static void release(struct gq_sim *s, struct gq_sim_request *r)
+/* Give back what a request holds: its nodes idle until the pool scales them down. */
+static void release(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 {
     if (r->pool >= 0 && r->holds) {
         s->used[r->pool] -= r->nodes;
+        s->idle[r->pool] += r->nodes;
+        s->idle_until[r->pool] = now + s->pools[r->pool].scale_down_ms;
         r->holds = false;
     }
 }
 
-void gq__sim_delete(struct gq_sim *s, int req)
+void gq__sim_delete(struct gq_sim *s, int req, int64_t now)
 {
     struct gq_sim_request *r;
 
@@ -179,7 +187,7 @@ void gq__sim_delete(struct gq_sim *s, int req)
         return;
     r = &s->reqs[req];
     if (r->state == GQ_SIM_ACCEPTED || r->state == GQ_SIM_PROVISIONED)
-        release(s, r);
+        release(s, r, now);
     r->state = GQ_SIM_FAILED; /* gone: no further transitions */
     r->pool = -1;
 }
@@ -191,16 +199,24 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 
     if (!p)
         return false;
-    if (r->state == GQ_SIM_ACCEPTED && !r->holds && !p->stockout &&
-        s->used[r->pool] + r->nodes <= p->max_nodes) {
-        s->used[r->pool] += r->nodes; /* the nodes are being created, all at once */
+    if (r->state == GQ_SIM_ACCEPTED && !r->holds) {
+        /* idle nodes first; the rest are created, all at once, if the pool may grow */
+        int32_t reuse = s->idle[r->pool] < r->nodes ? s->idle[r->pool] : r->nodes;
+        int32_t create = r->nodes - reuse;
+
+        if ((create && (p->stockout || r->check_capacity)) ||
+            s->used[r->pool] + s->idle[r->pool] + create > p->max_nodes)
+            goto waiting;
+        s->idle[r->pool] -= reuse;
+        s->used[r->pool] += r->nodes;
         r->holds = true;
-        /* check-capacity books what is there and creates nothing: no delay */
-        r->ready_ms = r->check_capacity ? now : now + jitter(s, p->provision_ms);
+        /* check-capacity books what is up and creates nothing: no delay */
+        r->ready_ms = create ? now + jitter(s, p->provision_ms) : now;
         snprintf(r->message, sizeof(r->message),
                  "Capacity found in node pool %s: %d node%s, ETA %s", p->name, (int)r->nodes,
                  r->nodes == 1 ? "" : "s", gq__rfc3339(eta, r->ready_ms));
     }
+waiting:
     if (r->state == GQ_SIM_ACCEPTED && r->holds && now >= r->ready_ms) {
         r->state = GQ_SIM_PROVISIONED;
         r->provisioned_ms = r->ready_ms;
@@ -218,7 +234,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
     }
     if (r->state == GQ_SIM_PROVISIONED && !r->consumed &&
         now - r->provisioned_ms >= GQ_SIM_BOOKING_MS) {
-        release(s, r);
+        release(s, r, now);
         r->state = GQ_SIM_BOOKING_EXPIRED;
         r->ended_ms = r->provisioned_ms + GQ_SIM_BOOKING_MS;
         snprintf(r->message, sizeof(r->message), "Capacity booking for the Provisioning Request "
@@ -228,7 +244,7 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
     }
     if (r->state == GQ_SIM_PROVISIONED && r->max_run_ms &&
         now - r->provisioned_ms >= r->max_run_ms) {
-        release(s, r);
+        release(s, r, now);
         r->ended_ms = r->provisioned_ms + r->max_run_ms;
         r->state = GQ_SIM_REVOKED;
         snprintf(r->message, sizeof(r->message), "Max run duration of %lld s was reached",
@@ -241,6 +257,12 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 size_t gq__sim_advance(struct gq_sim *s, int64_t now)
 {
     size_t i, changed = 0;
+
+    for (i = 0; i < s->npools; i++) /* idle nodes past scaleDownAfter go, down to minNodes */
+        if (s->idle[i] > s->pools[i].min_nodes && now >= s->idle_until[i]) {
+            s->idle[i] = s->pools[i].min_nodes < s->idle[i] ? s->pools[i].min_nodes : s->idle[i];
+            changed++;
+        }
 
     for (i = 0; i < s->nreqs; i++) /* creation order: first come, first provisioned */
         changed += step(s, &s->reqs[i], now);
@@ -258,6 +280,9 @@ int64_t gq__sim_next(const struct gq_sim *s, int64_t now)
     int64_t best = 0;
     size_t i;
 
+    for (i = 0; i < s->npools; i++)
+        if (s->idle[i] > s->pools[i].min_nodes)
+            soonest(&best, s->idle_until[i], now);
     for (i = 0; i < s->nreqs; i++) {
         const struct gq_sim_request *r = &s->reqs[i];
         const struct gq_sim_pool *p = r->pool >= 0 ? &s->pools[r->pool] : NULL;

@@ -64,6 +64,8 @@ struct gq_sim {
     struct gq_sim_pool *pools;
     size_t npools;
     int32_t *used;              /* nodes held per pool */
+    int32_t *idle;              /* nodes up but unused per pool, reused at once */
+    int64_t *idle_until;        /* when idle nodes above min_nodes scale down */
     struct gq_sim_request *reqs;
     size_t nreqs, capreqs;
     uint64_t rng;
@@ -86,8 +88,11 @@ int gq__sim_find(const struct gq_sim *s, const char *name);
 /* Pods started on a provisioned request: its booking will not expire. */
 void gq__sim_consume(struct gq_sim *s, int req);
 
-/* The request was deleted: its nodes go back to the pool (scale-down). */
-void gq__sim_delete(struct gq_sim *s, int req);
+/*
+ * The request was deleted at now: its nodes stay up, idle, for the pool's
+ * scaleDownAfter (the next request takes them at once), then go.
+ */
+void gq__sim_delete(struct gq_sim *s, int req, int64_t now);
 
 /*
  * Move the clock to now: requests get capacity in creation order while

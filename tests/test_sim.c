@@ -45,7 +45,7 @@ static void all_or_nothing(void)
     CHECK(s.reqs[r1].state == GQ_SIM_PROVISIONED);
     CHECK(s.reqs[r2].state == GQ_SIM_ACCEPTED && !s.reqs[r2].ready_ms);
     gq__sim_consume(&s, r1);
-    gq__sim_delete(&s, r1); /* the job finished: the nodes go back */
+    gq__sim_delete(&s, r1, 8 * MIN); /* the job finished: the nodes go back */
     CHECK(s.used[0] == 0);
     gq__sim_advance(&s, 9 * MIN);
     CHECK(s.reqs[r2].ready_ms && s.used[0] == 1);
@@ -164,21 +164,51 @@ static void record_and_restore(void)
     gq__sim_free(&b);
 }
 
-/* check-capacity: books what is there at once, never scales up. */
+/* check-capacity: books nodes that are up at once, never scales up. */
 static void check_capacity(void)
 {
     struct gq_kvs a100 = {sel_a100, 1};
     struct gq_sim s;
-    int r, full;
+    int first, r, full;
 
     setup(&s, 4);
-    r = gq__sim_request(&s, "r", &a100, 16, 0, 60 * MIN);
+    first = gq__sim_request(&s, "first", &a100, 16, 0, 0);
+    gq__sim_advance(&s, 0);
+    gq__sim_advance(&s, 8 * MIN);
+    gq__sim_delete(&s, first, 8 * MIN); /* its 2 nodes stay up, idle, for scaleDownAfter */
+    r = gq__sim_request(&s, "r", &a100, 8, 0, 9 * MIN);
     s.reqs[r].check_capacity = true;
-    full = gq__sim_request(&s, "full", &a100, 8, 0, 60 * MIN);
+    full = gq__sim_request(&s, "full", &a100, 16, 0, 9 * MIN);
     s.reqs[full].check_capacity = true;
-    gq__sim_advance(&s, 60 * MIN);
-    CHECK(s.reqs[r].state == GQ_SIM_PROVISIONED && s.reqs[r].provisioned_ms == 60 * MIN);
-    CHECK(s.reqs[full].state == GQ_SIM_ACCEPTED && !s.reqs[full].ready_ms);
+    gq__sim_advance(&s, 9 * MIN);
+    CHECK(s.reqs[r].state == GQ_SIM_PROVISIONED && s.reqs[r].provisioned_ms == 9 * MIN);
+    CHECK(s.reqs[full].state == GQ_SIM_ACCEPTED && !s.reqs[full].holds); /* 1 idle node left */
+    gq__sim_free(&s);
+}
+
+/* Idle nodes are reused at once until scaleDownAfter; then new ones take the delay. */
+static void scale_down(void)
+{
+    struct gq_kvs a100 = {sel_a100, 1};
+    struct gq_sim s;
+    int a, b, c;
+
+    setup(&s, 6);
+    a = gq__sim_request(&s, "a", &a100, 8, 0, 0);
+    gq__sim_advance(&s, 0);
+    gq__sim_advance(&s, 8 * MIN);
+    gq__sim_delete(&s, a, 8 * MIN);
+    CHECK(s.idle[0] == 1 && s.used[0] == 0);
+    CHECK(gq__sim_next(&s, 8 * MIN) == 18 * MIN); /* the scale-down is due */
+    b = gq__sim_request(&s, "b", &a100, 8, 0, 10 * MIN);
+    gq__sim_advance(&s, 10 * MIN);
+    CHECK(s.reqs[b].state == GQ_SIM_PROVISIONED && s.reqs[b].provisioned_ms == 10 * MIN);
+    gq__sim_delete(&s, b, 11 * MIN);
+    gq__sim_advance(&s, 21 * MIN); /* 10 min after the last release: gone */
+    CHECK(s.idle[0] == 0);
+    c = gq__sim_request(&s, "c", &a100, 8, 0, 22 * MIN);
+    gq__sim_advance(&s, 22 * MIN);
+    CHECK(s.reqs[c].state == GQ_SIM_ACCEPTED && s.reqs[c].ready_ms > 22 * MIN);
     gq__sim_free(&s);
 }
 
@@ -191,5 +221,6 @@ int main(void)
     TEST_RUN(next_event);
     TEST_RUN(record_and_restore);
     TEST_RUN(check_capacity);
+    TEST_RUN(scale_down);
     return TEST_DONE();
 }

@@ -22,17 +22,19 @@ $ grep -E '^team-a/' $TMP/a.txt
 ~ team-a/finetune-2 +reserved-first +finished +0s +\S+ +40m +1
 ~ team-a/finetune-3 +reserved-first +finished +0s +\S+ +30m +1
 ~ team-a/sweep-1 +reserved-first +finished +0s +\S+ +20m +1
-# All or nothing: finetune-3's one node comes when finetune-1's come back.
-$ grep -E 'finetune-(1 finished|3-HASH-dws-prov-1 CapacityFound)' $TMP/a.txt
+# All or nothing, and nodes reused: finetune-3 waits for a whole node; it
+# gets finetune-1's the moment that job finishes (idle until the pool's
+# scaleDownAfter), with no provisioning delay.
+$ grep -E 'finetune-(1 finished|3-HASH-dws-prov-1 Provisioned)' $TMP/a.txt
 ~ \+44m57s +job team-a/finetune-1 finished: Job finished after 40m
-~ \+44m57s +provisioningrequest team-a/job-finetune-3-HASH-dws-prov-1 CapacityFound: Capacity found in node pool dws-a100: 1 node, ETA T
+~ \+44m57s +provisioningrequest team-a/job-finetune-3-HASH-dws-prov-1 Provisioned: Provisioning Request was successfully provisioned.
 # CapacityRevoked while running (§3.9): transcode-long runs past its
 # maxRunDurationSeconds (1800): the capacity goes, the check rejects, the
 # workload is deactivated.
 $ grep -E '^\+.*transcode-long' $TMP/a.txt | grep -E 'started|Revoked|deactivated'
-~ \+29m59s +job team-b/transcode-long started
-~ \+59m59s +provisioningrequest team-b/job-transcode-long-HASH-dws-prov-1 CapacityRevoked: Max run duration of 1800 s was reached
-~ \+59m59s +job team-b/transcode-long deactivated: Max run duration of 1800 s was reached
+~ \+27m51s +job team-b/transcode-long started
+~ \+57m51s +provisioningrequest team-b/job-transcode-long-HASH-dws-prov-1 CapacityRevoked: Max run duration of 1800 s was reached
+~ \+57m51s +job team-b/transcode-long deactivated: Max run duration of 1800 s was reached
 # The H100 pool never has capacity: each request fails after 15 minutes, the
 # backoff is 60, 120, 240 s, and attempt 4's failure rejects (§3.7).
 $ grep -E 'h100-eval (reserved|evicted|deactivated)' $TMP/a.txt | awk '{print $1, $3, $4}'
