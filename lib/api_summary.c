@@ -65,13 +65,15 @@ static int summary_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     static const char jobs[] =
         SPANS "SELECT w.namespace, w.job_name, coalesce(w.cluster_queue, lq.cluster_queue), "
-              "w.state, "
-              "(SELECT sum(ms) FROM spans s WHERE s.uid = w.uid AND s.to_state = 'pending'), "
-              "(SELECT sum(ms) FROM spans s WHERE s.uid = w.uid AND s.to_state = 'reserved'), "
-              "(SELECT sum(ms) FROM spans s WHERE s.uid = w.uid "
-              "   AND s.to_state IN ('admitted', 'running')), "
-              "(SELECT count(*) FROM provisioning_requests p WHERE p.workload_id = w.id) " JOBS
-              "ORDER BY w.created_at, w.id";
+              "w.state, sum(ms) FILTER (WHERE s.to_state = 'pending'), "
+              "sum(ms) FILTER (WHERE s.to_state = 'reserved'), "
+              "sum(ms) FILTER (WHERE s.to_state IN ('admitted', 'running')), "
+              "(SELECT count(*) FROM provisioning_requests p WHERE p.workload_id = w.id) "
+              "FROM workloads w LEFT JOIN local_queues lq "
+              "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
+              "LEFT JOIN spans s ON s.uid = w.uid "
+              "WHERE w.state <> 'cancelled' AND w.created_at >= ?1 "
+              "GROUP BY w.id ORDER BY w.created_at, w.id";
     static const char queues[] =
         "SELECT coalesce(w.cluster_queue, lq.cluster_queue) AS q, "
         "sum(w.state IN ('admitted', 'running', 'finished')), sum(w.state = 'finished'), "

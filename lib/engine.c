@@ -314,6 +314,27 @@ static void timing_report(struct timing *t, gq_schedule_stats *st)
 int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, void *payload,
                 gq_schedule_stats *stats, gq_error *err)
 {
+    int rc;
+
+    if (!db)
+        return gq__error(err, GQ_EINVALID, "no database");
+    gq__engine_hold_wal(db->st, true);
+    rc = gq__engine_schedule(db, opts, fn, payload, stats, err);
+    gq__engine_hold_wal(db->st, false);
+    return rc;
+}
+
+void gq__engine_hold_wal(struct gq_store *st, bool hold)
+{
+    gq__store_set_wal_limit(st, hold ? 1 << 16 : 0);
+    gq__store_set_cache_kib(st, hold ? 8192 : 0);
+    if (!hold)
+        gq__store_checkpoint(st);
+}
+
+int gq__engine_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn,
+                        void *payload, gq_schedule_stats *stats, gq_error *err)
+{
     gq_schedule_options o = GQ_SCHEDULE_OPTIONS_INIT;
     gq_schedule_stats ignored;
     struct timing tm = {gq__mono_us(), NULL, 0, 0};
@@ -332,8 +353,6 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
     memset(&e, 0, sizeof(e));
     memset(stats, 0, sizeof(*stats));
     stats->first_admission_ms = stats->last_admission_ms = -1;
-    gq__store_set_wal_limit(db->st, 1 << 16);
-    gq__store_set_cache_kib(db->st, 8192);
     while (n < limit) {
         t0 = gq__mono_us();
         e.load_us = 0;
@@ -357,9 +376,6 @@ int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn, v
         if ((rc = report(&e, n, fn, payload)) != 0 || (o.until_stable && stable(&e.d)))
             break;
     }
-    gq__store_set_wal_limit(db->st, 0);
-    gq__store_set_cache_kib(db->st, 0);
-    gq__store_checkpoint(db->st);
     timing_report(&tm, stats);
     free(tm.cycles_us);
     if (e.loaded)

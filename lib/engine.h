@@ -7,8 +7,19 @@
 
 #include "admit.h"
 #include "gpuqueue/common.h"
+#include "gpuqueue/schedule.h"
 #include "manifest_load.h"
 #include "store.h"
+
+/*
+ * gq_schedule without its housekeeping, for a caller that runs it again and
+ * again (the simulated cluster's loop): that caller holds the WAL with
+ * gq__engine_hold_wal(st, true) for its whole run (a raised checkpoint limit
+ * and a small page cache) and lets go once at the end, which truncates it.
+ */
+int gq__engine_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn,
+                        void *payload, gq_schedule_stats *stats, gq_error *err);
+void gq__engine_hold_wal(struct gq_store *st, bool hold);
 
 /* Build the admission snapshot from the store, inside the caller's transaction. */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);

@@ -347,7 +347,7 @@ static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, 
     int rc;
 
     snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
-    rc = gq__store_query(r->st, sql, &now, 1, wl_row, rows, err);
+    rc = gq__store_query(r->st, sql, &now, strstr(sql, "?1") ? 1 : 0, wl_row, rows, err);
     if (rows->failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
     return rc;
@@ -541,7 +541,7 @@ static int step(struct runner *r, gq_error *err)
     }
     if ((rc = flush(r)) != 0)
         return rc;
-    if ((rc = gq_schedule(r->db, &so, on_change, r, NULL, err)) != GQ_OK)
+    if ((rc = gq__engine_schedule(r->db, &so, on_change, r, NULL, err)) != GQ_OK)
         return rc;
     if ((rc = gq__store_write(r->st, kubelet_txn, r, err)) != GQ_OK) {
         events_clear(r);
@@ -668,8 +668,10 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
         rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
     gq__sim_pools_free(pools.v, pools.n);
     r.stats->start_ms = r.now;
+    gq__engine_hold_wal(r.st, true);
     if (rc == GQ_OK)
         rc = loop(&r, err);
+    gq__engine_hold_wal(r.st, false);
     /* Hand the clock back: it carries on at normal speed from where the run left it. */
     if (set_clock(&r, r.o.speed > 0 ? gq__store_now(r.st) : r.now, 1.0, 0,
                   rc == GQ_OK ? err : &ignored_err) != GQ_OK &&
