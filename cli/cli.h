@@ -15,13 +15,16 @@
 
 /* Options every command accepts. */
 struct global {
-    const char *db_path;   /* --db, else GPUQ_DB, else the XDG default */
-    const char *namespace; /* -n; NULL means "default" (or all with -A) */
-    bool all_namespaces;   /* -A */
-    const char *output;    /* -o table|wide|json|yaml|name */
-    const char *color;     /* --color auto|always|never */
-    bool no_headers;       /* --no-headers */
-    bool help;             /* -h, --help */
+    const char *db_path;    /* --db, else GPUQ_DB, else the XDG default */
+    const char *kubeconfig; /* --kubeconfig: cluster mode, this file only */
+    const char *context;    /* --context: cluster mode, this kubeconfig context */
+    const char *namespace;  /* -n; NULL means "default" (or all with -A); cluster mode: the
+                               context's namespace */
+    bool all_namespaces;    /* -A */
+    const char *output;     /* -o table|wide|json|yaml|name */
+    const char *color;      /* --color auto|always|never */
+    bool no_headers;        /* --no-headers */
+    bool help;              /* -h, --help */
 };
 
 enum flag_type { FLAG_BOOL, FLAG_STRING, FLAG_INT, FLAG_LIST };
@@ -47,6 +50,7 @@ struct command {
     int (*run)(struct global *g, int argc, char **argv);
     const char *usage; /* "gpuq list [RESOURCE] [flags]" */
     const char *summary;
+    const char *local_only; /* why it is refused in cluster mode; NULL: it works there */
 };
 
 /*
@@ -54,7 +58,8 @@ struct command {
  * global ones, kubectl style: flags anywhere, --flag=value or --flag value,
  * -o json or -ojson, "--" ends the flags. Positional arguments are moved to
  * the front of argv; *nargs gets their count. On a usage error prints
- * "error: ..." and returns EXIT_USAGE; else EXIT_SUCCESS.
+ * "error: ..." and returns EXIT_USAGE; so it does for a command whose entry
+ * says local_only in cluster mode. Else EXIT_SUCCESS.
  */
 int cli_parse(struct global *g, const struct command *cmd, const struct flag *flags, int argc,
               char **argv, int *nargs);
@@ -76,6 +81,32 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The namespace a command acts in: -n, or "default". */
 const char *cli_namespace(const struct global *g);
+
+/* ------------------------------------------------------------ cluster mode */
+
+/*
+ * Whether the API server is the truth rather than a database (cli/cluster.c):
+ * --kubeconfig or --context given, or KUBECONFIG set with neither --db nor
+ * GPUQ_DB, so that a database chosen on purpose is never left by accident.
+ */
+bool cli_cluster_mode(const struct global *g);
+
+/* The API server the global options name; -n only when given (else the context's). */
+void cli_target(const struct global *g, gq_kube_target *t);
+
+/*
+ * The workloads `gpuq list` shows in cluster mode, as JSON text (free with
+ * gq_free): gpuqd's status API through the API server's service proxy, or,
+ * when that cannot be reached, the labelled Jobs themselves (*jobs_out set,
+ * and a note on stderr). *ns_out gets the namespace listed (gq_free).
+ * Prints the error and returns its exit status on failure.
+ */
+int cluster_workloads(const struct global *g, char **json_out, bool *jobs_out, char **ns_out);
+
+/* submit, cancel and describe in cluster mode; each returns an exit status. */
+int cluster_submit(const struct global *g, const struct strlist *files, gq_job_spec *spec);
+int cluster_cancel(const struct global *g, int nargs, char **argv);
+int cluster_describe(const struct global *g, const char *resource, const char *name);
 
 /* Write buf to stdout (a gq_write_fn). */
 int cli_write_stdout(const char *buf, size_t len, void *payload);

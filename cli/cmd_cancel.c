@@ -1,6 +1,7 @@
 /*
  * cmd_cancel.c: `gpuq cancel NAME...` (workload or job names) and
- * `gpuq describe RESOURCE NAME`.
+ * `gpuq describe RESOURCE NAME`; in cluster mode both act on Jobs
+ * (cluster.c).
  */
 #include <stdio.h>
 
@@ -22,6 +23,8 @@ int cmd_cancel(struct global *g, int argc, char **argv)
     }
     if (nargs == 0)
         return cli_usage_error("cancel needs at least one workload or job name");
+    if (cli_cluster_mode(g))
+        return cluster_cancel(g, nargs, argv);
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     for (i = 0; i < nargs; i++) {
@@ -55,6 +58,8 @@ int cmd_describe(struct global *g, int argc, char **argv)
         return cli_usage_error("describe needs RESOURCE NAME");
     if (!(resource = gq_resource_name(argv[0])))
         return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+    if (cli_cluster_mode(g))
+        return cluster_describe(g, resource, argv[1]);
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     rc = gq_describe(db, resource, cli_namespace(g), argv[1], &text, &err);

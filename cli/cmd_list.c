@@ -6,9 +6,15 @@
  * PRIORITY, PODS, GPUS and REASON). Queue objects have their own tables
  * below; so do the ProvisioningRequests (GKE's CRD columns) and PodTemplates
  * (kubectl's) gpuq created, which also take a NAME. -o json|yaml renders
- * Kubernetes-style objects, -o name one "resource.group/name" per line. Rows are collected into one table so the
- * columns can be sized, then written with one buffered pass: 100,000 rows in
- * well under the 300 ms the command is allowed.
+ * Kubernetes-style objects, -o name one "resource.group/name" per line.
+ * Rows are collected into one table so the columns can be sized, then
+ * written with one buffered pass: 100,000 rows in well under the 300 ms the
+ * command is allowed.
+ *
+ * In cluster mode the workloads come from gpuqd's status API (cluster.c
+ * fetches, the library decodes) and go through the same rows and tables;
+ * when gpuqd cannot be reached the labelled Jobs themselves are listed, in
+ * a table of their own: NAME, QUEUE, STATUS, ADMITTED BY, AGE.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +29,10 @@
 
 struct lister {
     const struct global *g;
+    gq_db *db;        /* local mode: where the rows come from */
+    const char *json; /* cluster mode: the List the cluster answered */
+    bool jobs;        /* cluster mode: json holds Jobs, not gpuqd's Workloads */
+    const char *ns;   /* cluster mode: the namespace listed */
     struct table *t;
     int64_t now_ms;
     bool wide;
@@ -59,7 +69,7 @@ static const char *status_word(const char *state)
 
 static const char *status_color(const char *cell)
 {
-    if (strcmp(cell, "ADMITTED") == 0)
+    if (strcmp(cell, "ADMITTED") == 0 || strcmp(cell, "RUNNING") == 0)
         return "\033[32m";
     if (strcmp(cell, "PENDING") == 0 || strcmp(cell, "QUOTARESERVED") == 0)
         return "\033[33m";
@@ -139,6 +149,28 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[12] = cqpos;
     cells[13] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
     return add_row(l, wl->namespace, cells, l->wide ? 14 : 9);
+}
+
+/* Cluster mode without gpuqd: a Job read as its workload (gq_kube_workloads). */
+static int job_row(const gq_workload_info *wl, void *payload)
+{
+    struct lister *l = payload;
+    char agebuf[HUMAN_DURATION_SIZE];
+    const char *cells[7];
+
+    if (l->names_only) {
+        l->rows++;
+        printf("job.batch/%s\n", wl->job_name);
+        return 0;
+    }
+    cells[0] = wl->job_name;
+    cells[1] = wl->local_queue;
+    cells[2] = strcmp(wl->state, "running") == 0 ? "RUNNING" : status_word(wl->state);
+    cells[3] = wl->cluster_queue;
+    cells[4] = age(agebuf, wl->created_ms, l->now_ms);
+    cells[5] = wl->name;
+    cells[6] = *wl->where ? wl->where : wl->reason;
+    return add_row(l, wl->namespace, cells, l->wide ? 7 : 5);
 }
 
 /* ------------------------------------------------------------------ objects */
@@ -347,6 +379,20 @@ static struct table *workload_table(bool wide, bool all_ns)
     return t;
 }
 
+static struct table *jobs_table(bool wide, bool all_ns)
+{
+    static const char *const cols[] = {"NAME", "QUEUE", "STATUS", "ADMITTED BY", "AGE",
+                                       "WORKLOAD", "REASON"};
+    struct table *t = columns_table(cols, wide ? 7 : 5, all_ns);
+
+    if (!t)
+        return NULL;
+    if (wide)
+        table_set_truncatable(t, all_ns + 6, true);
+    table_set_color(t, all_ns + 2, status_color);
+    return t;
+}
+
 static struct table *object_table_new(const struct object_table *ot, bool wide, bool all_ns)
 {
     static const char *const cq_wide[] = {"STRATEGY", "STOP POLICY", "REASON"};
@@ -381,7 +427,8 @@ static void no_resources(const struct lister *l, bool namespaced)
     if (!namespaced || l->all_ns)
         fputs("No resources found\n", stderr);
     else
-        fprintf(stderr, "No resources found in %s namespace.\n", cli_namespace(l->g));
+        fprintf(stderr, "No resources found in %s namespace.\n",
+                l->ns ? l->ns : cli_namespace(l->g));
 }
 
 static int print_table(struct lister *l, bool namespaced)
@@ -400,18 +447,44 @@ static int print_table(struct lister *l, bool namespaced)
 }
 
 /* -o json|yaml: the library renders; we only choose. */
-static int render(gq_db *db, const struct global *g, const char *resource, const char *ns,
-                  const char *name, const gq_workload_filter *f)
+static int render(const struct lister *l, const char *resource, const char *ns, const char *name,
+                  const gq_workload_filter *f)
 {
     gq_error err = {0, ""};
-    int rc = gq_render(db, resource, ns, name, f,
-                       strcmp(g->output, "yaml") == 0 ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
-                       cli_write_stdout, NULL, &err);
+    char *text = NULL;
+    int rc;
 
+    if (l->json) { /* cluster mode: only -o json (cmd_list refuses yaml) */
+        if ((rc = gq_kube_list_json(&text, l->json, f, &err)) == GQ_OK)
+            fputs(text, stdout);
+        gq_free(text);
+        return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+    }
+    rc = gq_render(l->db, resource, ns, name, f,
+                   strcmp(l->g->output, "yaml") == 0 ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
+                   cli_write_stdout, NULL, &err);
     return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
 }
 
-static int list(gq_db *db, struct lister *l, const char *resource, const gq_workload_filter *f)
+/* Workloads from where this listing reads them: the database, or what the cluster answered. */
+static int list_workloads(struct lister *l, const gq_workload_filter *f, gq_error *err)
+{
+    if (l->json)
+        return gq_kube_workloads(l->json, f, l->jobs ? job_row : workload_row, l, err);
+    return gq_workload_list(l->db, f, workload_row, l, err);
+}
+
+static struct table *new_table(const struct lister *l, const char *resource,
+                               const struct object_table *ot)
+{
+    if (is_provreq_resource(resource))
+        return provreq_table(resource, l->wide, l->all_ns);
+    if (ot)
+        return object_table_new(ot, l->wide, l->all_ns);
+    return l->jobs ? jobs_table(l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
+}
+
+static int list(struct lister *l, const char *resource, const gq_workload_filter *f)
 {
     const struct object_table *ot = object_table(resource);
     bool provreq = is_provreq_resource(resource);
@@ -422,33 +495,70 @@ static int list(gq_db *db, struct lister *l, const char *resource, const gq_work
     int rc;
 
     if (l->g->output && (!strcmp(l->g->output, "json") || !strcmp(l->g->output, "yaml")))
-        return render(db, l->g, resource, ns, l->name, f);
+        return render(l, resource, ns, l->name, f);
     if (!namespaced)
         l->all_ns = false;
-    if (!l->names_only) {
-        if (provreq)
-            l->t = provreq_table(resource, l->wide, l->all_ns);
-        else
-            l->t =
-                ot ? object_table_new(ot, l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
-        if (!l->t) {
-            fputs("error: out of memory\n", stderr);
-            return EXIT_FAILURE;
-        }
+    if (!l->names_only && !(l->t = new_table(l, resource, ot))) {
+        fputs("error: out of memory\n", stderr);
+        return EXIT_FAILURE;
     }
     l->group = ot ? ot->group : "kueue.x-k8s.io";
     if (provreq)
-        rc = list_provreqs(db, l, resource, ns, &err);
+        rc = list_provreqs(l->db, l, resource, ns, &err);
     else if (ot)
-        rc = gq_object_list(db, resource, ns, object_row, l, &err);
+        rc = gq_object_list(l->db, resource, ns, object_row, l, &err);
     else
-        rc = gq_workload_list(db, f, workload_row, l, &err);
+        rc = list_workloads(l, f, &err);
     if (rc != GQ_OK)
         return l->failed ? (fputs("error: out of memory\n", stderr), EXIT_FAILURE)
                          : cli_fail(&err);
     if (l->names_only)
         return l->rows ? EXIT_SUCCESS : (no_resources(l, namespaced), EXIT_SUCCESS);
     return print_table(l, namespaced);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Cluster mode: the workloads gpuqd shows or, without it, the labelled Jobs. */
+static int list_cluster(struct lister *l, const char *resource, gq_workload_filter *f)
+{
+    char *json = NULL, *ns = NULL;
+    int rc;
+
+    if (strcmp(resource, "workload") != 0)
+        return cli_usage_error("in cluster mode gpuq lists workloads; use kubectl get %s",
+                               resource);
+    if (l->g->output && strcmp(l->g->output, "yaml") == 0)
+        return cli_usage_error("-o yaml is not available in cluster mode yet; use -o json");
+    if ((rc = cluster_workloads(l->g, &json, &l->jobs, &ns)) != EXIT_SUCCESS)
+        return rc;
+    l->json = json;
+    l->ns = ns;
+    if (!l->all_ns)
+        f->namespace = ns;
+    l->now_ms = wall_ms();
+    rc = list(l, resource, f);
+    gq_free(json);
+    gq_free(ns);
+    return rc;
+}
+
+static int list_local(struct lister *l, const char *resource, const gq_workload_filter *f)
+{
+    int rc;
+
+    if (!(l->db = cli_open(l->g)))
+        return EXIT_FAILURE;
+    l->now_ms = gq_db_now_ms(l->db); /* a simulation's virtual time while one runs */
+    rc = list(l, resource, f);
+    gq_db_close(l->db);
+    return rc;
 }
 
 int cmd_list(struct global *g, int argc, char **argv)
@@ -467,7 +577,6 @@ int cmd_list(struct global *g, int argc, char **argv)
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
     struct lister l;
     const char *resource = "workload";
-    gq_db *db;
     int nargs, rc, i;
 
     if ((rc = cli_parse(g, &commands[2], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
@@ -498,11 +607,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     f.state = status;
     f.local_queue = lq;
     f.cluster_queue = cq;
-    if (!(db = cli_open(g)))
-        return EXIT_FAILURE;
-    l.now_ms = gq_db_now_ms(db); /* a simulation's virtual time while one runs */
-    rc = list(db, &l, resource, &f);
+    rc = cli_cluster_mode(g) ? list_cluster(&l, resource, &f) : list_local(&l, resource, &f);
     table_free(l.t);
-    gq_db_close(db);
     return rc;
 }

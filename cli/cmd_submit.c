@@ -2,7 +2,8 @@
  * cmd_submit.c: `gpuq submit`. Either -f (Job or Workload manifests, created
  * new, their queues required to exist) or flags that build the same Job.
  * Prints each workload's name, one per line, like `sbatch --parsable`; with
- * -o json|yaml prints the workload's record instead.
+ * -o json|yaml prints the workload's record instead. In cluster mode the Job
+ * is created in the cluster instead (cluster.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,11 +58,10 @@ static int print_records(gq_db *db, const struct global *g, const struct submitt
     return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
 }
 
-static int submit_flags(gq_db *db, const struct global *g, gq_job_spec *spec, int nargs,
-                        char **argv, struct submitted *s, gq_error *err)
+/* The container's command: what follows "--". */
+static void set_command(gq_job_spec *spec, int nargs, char **argv)
 {
-    char *name = NULL;
-    int i, rc;
+    int i;
 
     for (i = 0; i < nargs && strcmp(argv[i], "--") != 0; i++)
         ;
@@ -69,6 +69,14 @@ static int submit_flags(gq_db *db, const struct global *g, gq_job_spec *spec, in
         spec->command = (const char *const *)&argv[i + 1];
         spec->ncommand = (size_t)(nargs - i - 1);
     }
+}
+
+static int submit_flags(
+    gq_db *db, const struct global *g, gq_job_spec *spec, struct submitted *s, gq_error *err)
+{
+    char *name = NULL;
+    int rc;
+
     spec->namespace = g->namespace;
     if ((rc = gq_job_submit(db, spec, NULL, &name, err)) != GQ_OK)
         return rc;
@@ -119,6 +127,9 @@ int cmd_submit(struct global *g, int argc, char **argv)
     if (g->output && strcmp(g->output, "name") && strcmp(g->output, "json") &&
         strcmp(g->output, "yaml"))
         return cli_usage_error("submit prints names, json or yaml, not \"%s\"", g->output);
+    set_command(&spec, nargs, argv);
+    if (cli_cluster_mode(g))
+        return cluster_submit(g, &files, &spec);
     s.print = !g->output || strcmp(g->output, "name") == 0;
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
@@ -128,7 +139,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
         for (i = 0, rc = GQ_OK; i < files.n && rc == GQ_OK; i++)
             rc = gq_apply_path(db, files.v[i], &o, on_item, &s, &err);
     } else {
-        rc = submit_flags(db, g, &spec, nargs, argv, &s, &err);
+        rc = submit_flags(db, g, &spec, &s, &err);
     }
     if (rc == GQ_OK && s.failed) {
         /* The jobs are stored; only their records cannot be printed. */

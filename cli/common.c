@@ -81,6 +81,8 @@ gq_db *cli_open(const struct global *g)
 
 static const struct flag global_flags[] = {
     {"db", 0, FLAG_STRING, NULL, "PATH", "database file"},
+    {"kubeconfig", 0, FLAG_STRING, NULL, "FILE", "cluster mode: this kubeconfig file only"},
+    {"context", 0, FLAG_STRING, NULL, "NAME", "cluster mode: this kubeconfig context"},
     {"namespace", 'n', FLAG_STRING, NULL, "NS", "namespace"},
     {"all-namespaces", 'A', FLAG_BOOL, NULL, NULL, "all namespaces"},
     {"output", 'o', FLAG_STRING, NULL, "FORMAT", "output format"},
@@ -92,8 +94,8 @@ static const struct flag global_flags[] = {
 
 static void *global_value(struct global *g, size_t i)
 {
-    void *v[] = {&g->db_path,  &g->namespace,  &g->all_namespaces, &g->output,
-                 &g->color,    &g->no_headers, &g->help};
+    void *v[] = {&g->db_path, &g->kubeconfig, &g->context,    &g->namespace, &g->all_namespaces,
+                 &g->output,  &g->color,      &g->no_headers, &g->help};
 
     return v[i];
 }
@@ -216,6 +218,10 @@ static int check_globals(const struct global *g)
                                g->color);
     if (g->namespace && g->all_namespaces)
         return cli_usage_error("-n and -A cannot be used together");
+    if (g->db_path && (g->kubeconfig || g->context))
+        return cli_usage_error("--db cannot be used with --%s: a command reads either a "
+                               "database or a cluster",
+                               g->kubeconfig ? "kubeconfig" : "context");
     return EXIT_SUCCESS;
 }
 
@@ -225,7 +231,6 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
     int i, n = 0, rc;
     bool dashdash = false;
 
-    (void)cmd;
     for (i = 0; i < argc; i++) {
         if (dashdash || argv[i][0] != '-' || argv[i][1] == '\0') {
             argv[n++] = argv[i]; /* positional ("-" alone is one too) */
@@ -240,7 +245,13 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
             return rc;
     }
     *nargs = n;
-    return g->help ? EXIT_SUCCESS : check_globals(g);
+    if (g->help)
+        return EXIT_SUCCESS;
+    if ((rc = check_globals(g)) != EXIT_SUCCESS)
+        return rc;
+    if (cmd && cmd->local_only && cli_cluster_mode(g))
+        return cli_usage_error("%s", cmd->local_only);
+    return EXIT_SUCCESS;
 }
 
 static void print_flag(const struct flag *f)

@@ -13,33 +13,40 @@
 
 const struct command commands[] = {
     {"apply", NULL, cmd_apply, "gpuq apply -f FILE|DIR|- [flags]",
-     "Create or update queues, flavors and jobs from manifests"},
+     "Create or update queues, flavors and jobs from manifests",
+     "gpuq apply works on the local database; use kubectl apply in cluster mode"},
     {"submit", NULL, cmd_submit,
      "gpuq submit -f FILE|DIR|- | --queue QUEUE [flags] [-- COMMAND [ARG...]]",
-     "Submit jobs to a queue (always suspended until admitted)"},
+     "Submit jobs to a queue (always suspended until admitted)", NULL},
     {"list", "get", cmd_list,
      "gpuq list [workloads|clusterqueues|localqueues|flavors|cohorts|...] [flags]\n"
      "       gpuq list provisioningrequests|podtemplates [NAME] [flags]",
-     "List workloads or queue objects"},
+     "List workloads or queue objects", NULL},
     {"describe", NULL, cmd_describe, "gpuq describe RESOURCE NAME [flags]",
-     "Show one object in detail, with its events"},
+     "Show one object in detail, with its events", NULL},
     {"cancel", NULL, cmd_cancel, "gpuq cancel NAME... [flags]",
-     "Cancel pending or admitted workloads (by workload or job name)"},
+     "Cancel pending or admitted workloads (by workload or job name)", NULL},
     {"delete", NULL, cmd_delete, "gpuq delete RESOURCE NAME... | -f FILE|DIR|- [flags]",
-     "Delete objects by name or by the manifests that created them"},
+     "Delete objects by name or by the manifests that created them",
+     "gpuq delete works on the local database; use gpuq cancel for jobs, kubectl delete for "
+     "queue objects in cluster mode"},
     {"schedule", NULL, cmd_schedule, "gpuq schedule [--cycles N | --until-stable] [flags]",
-     "Run admission cycles: reserve quota, preempt, and say why the rest waits"},
+     "Run admission cycles: reserve quota, preempt, and say why the rest waits",
+     "gpuq schedule works on the local database; in cluster mode gpuqd admits"},
     {"run", NULL, cmd_run,
      "gpuq run [--speed X|max] [--for DURATION] [--seed N] [--forever] [--summary] [flags]",
-     "Run the simulated cluster on the local database: admission, provisioning, jobs"},
+     "Run the simulated cluster on the local database: admission, provisioning, jobs",
+     "gpuq run simulates on the local database; in cluster mode gpuqd admits"},
     {"stop", NULL, cmd_stop,
      "gpuq stop clusterqueue|localqueue NAME [--keep-already-running] [flags]",
-     "Stop admitting to a queue (and evict what it runs, unless kept)"},
+     "Stop admitting to a queue (and evict what it runs, unless kept)",
+     "gpuq stop works on the local database; use kubectl patch in cluster mode"},
     {"resume", NULL, cmd_resume, "gpuq resume clusterqueue|localqueue|workload NAME [flags]",
-     "Resume a stopped queue, or a workload an admission check rejected"},
-    {"version", NULL, cmd_version, "gpuq version", "Print the version"},
-    {"help", NULL, cmd_help, "gpuq help [COMMAND]", "Show help for gpuq or a command"},
-    {NULL, NULL, NULL, NULL, NULL},
+     "Resume a stopped queue, or a workload an admission check rejected",
+     "gpuq resume works on the local database; use kubectl patch in cluster mode"},
+    {"version", NULL, cmd_version, "gpuq version", "Print the version", NULL},
+    {"help", NULL, cmd_help, "gpuq help [COMMAND]", "Show help for gpuq or a command", NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 const struct command *cli_command(const char *name)
@@ -64,11 +71,18 @@ static void usage_all(FILE *out)
     fputs("\nGlobal flags:\n"
           "      --db PATH        database file (default: $GPUQ_DB, else "
           "$XDG_STATE_HOME/gpuq/gpuq.db)\n"
-          "  -n, --namespace NS   namespace (default \"default\")\n"
+          "      --kubeconfig FILE\n"
+          "                       cluster mode: the API server this kubeconfig names\n"
+          "      --context NAME   cluster mode: this context of the kubeconfig\n"
+          "  -n, --namespace NS   namespace (default \"default\"; in cluster mode the "
+          "context's)\n"
           "  -A, --all-namespaces all namespaces\n"
           "  -o, --output FORMAT  table|wide|json|yaml|name\n"
           "      --color WHEN     auto|always|never (NO_COLOR is honoured)\n"
           "  -h, --help           help for a command\n\n"
+          "Cluster mode (the API server is the truth, gpuqd admits): --kubeconfig or\n"
+          "--context, or $KUBECONFIG set with neither --db nor $GPUQ_DB. There submit,\n"
+          "cancel, list and describe act on Jobs with your own credentials.\n\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n"
           "Run 'gpuq help COMMAND' for a command's flags.\n",
           out);
@@ -76,7 +90,7 @@ static void usage_all(FILE *out)
 
 int cmd_help(struct global *g, int argc, char **argv)
 {
-    static const struct command self = {"help", NULL, cmd_help, "gpuq help [COMMAND]", ""};
+    static const struct command self = {"help", NULL, cmd_help, "gpuq help [COMMAND]", "", NULL};
     static const struct flag flags[] = {{NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
     const struct command *c;
     static char help_flag[] = "--help";
@@ -116,8 +130,9 @@ int cmd_version(struct global *g, int argc, char **argv)
  */
 static int command_index(int argc, char **argv)
 {
-    static const char *const with_value[] = {"--db", "-n", "--namespace", "-o", "--output",
-                                             "--color", NULL};
+    static const char *const with_value[] = {"--db",     "--kubeconfig", "--context",
+                                             "-n",       "--namespace",  "-o",
+                                             "--output", "--color",      NULL};
     int i, k;
 
     for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {

@@ -13,3 +13,7 @@ if(GQ_SANITIZE)
   add_compile_options(-fsanitize=${GQ_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${GQ_SANITIZE} -fno-sanitize-recover=all)
 endif()
+
+# Test hooks (GQ_CRASH_AT crash points, catalogue §6 B) exist only in Debug
+# builds, which is what the test suite builds; a release binary has none.
+add_compile_definitions($<$<CONFIG:Debug>:GQ_TEST_HOOKS>)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Install what building and testing gpuq needs on Debian 12, only when it is
-# missing: the compiler and build tools, and the -dev packages of the five
-# dependencies (sqlite3, libcurl, json-c, libyaml, libuuid). Non-interactive;
+# missing: the compiler and build tools, the -dev packages of the dependencies
+# (sqlite3, libcurl, json-c, libyaml, libuuid; libmicrohttpd for gpuqd's
+# endpoints), and what the tests use: openssl (the fake API server's CA) and
+# python3-prometheus-client (the /metrics format check). Non-interactive;
 # runs apt-get through sudo when not root. Safe to run again: installs nothing
 # the second time.
 set -eu
@@ -9,7 +11,8 @@ set -eu
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for pkg in gcc make cmake ninja-build pkg-config python3 \
-           libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev; do
+           libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev \
+           libmicrohttpd-dev openssl python3-prometheus-client; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 [ -n "$need" ] || exit 0

@@ -8,6 +8,13 @@
  *
  * Signals only set a flag; the loop finishes the step in hand (each of its
  * transactions commits or rolls back whole), hands the clock back and exits.
+ *
+ * --listen serves the HTTP endpoints of http.c beside the loop, on a thread
+ * and a read-only database handle of their own.
+ *
+ * --sim-provisioner (provisioner.c) is a mode of its own: the simulated
+ * cluster answering an API server's ProvisioningRequests, for trying the DWS
+ * flow without GPUs; it takes cluster mode's connection flags.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -18,19 +25,24 @@
 
 #include <gpuqueue.h>
 
-static volatile sig_atomic_t stop_requested;
+#include "daemon.h"
+#include "http.h"
 
-static void on_stop(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
+static volatile int http_ready; /* read by the HTTP thread for /readyz */
+
 
 static void usage(FILE *out)
 {
     fputs("Usage: gpuqd [--db PATH] --check\n"
           "       gpuqd [--db PATH] --sim [--speed X|max] [--seed N] [--for DURATION] "
-          "[--log text|json]\n\n"
+          "[--log text|json]\n"
+          "                               [--listen ADDR]\n"
+          "       gpuqd [--db PATH] [--kubeconfig FILE] [--context NAME] [--in-cluster]\n"
+          "             [--leader-elect [--lease-namespace NS] [--lease-name NAME] [--identity ID]]\n"
+          "             [--config FILE] [--unadmitted suspend|report] [--listen ADDR] [--log FMT]\n"
+          "       gpuqd [--db PATH] --sim-provisioner [--kubeconfig FILE] [--context NAME] "
+          "[--in-cluster]\n"
+          "             [--config FILE] [--speed X] [--seed N] [--log FMT]\n\n"
           "  --db PATH        database file (default: $GPUQ_DB, else "
           "$XDG_STATE_HOME/gpuq/gpuq.db)\n"
           "  --check          migrate the schema, verify the file's integrity, and exit\n"
@@ -41,7 +53,25 @@ static void usage(FILE *out)
           "  --seed N         the simulator's random seed (default: carry on the stored one)\n"
           "  --for DURATION   stop after this much virtual time\n"
           "  --log FORMAT     one line per transition: text (default) or json\n"
-          "  --version        print the version\n",
+          "  --listen ADDR    serve /healthz, /readyz, /metrics, Kueue's visibility API and\n"
+          "                   /api/v1/workloads on ADDR (127.0.0.1:8080, :8080, [::1]:0)\n"
+          "\nCluster mode (chosen by --kubeconfig, --context, --in-cluster, KUBECONFIG, or a pod's\n"
+          "environment): watch the API server, admit suspended labelled Jobs, create their\n"
+          "ProvisioningRequests, unsuspend them when capacity arrives.\n"
+          "  --kubeconfig F   this kubeconfig only (else KUBECONFIG, ~/.kube/config, in-cluster)\n"
+          "  --context NAME   a context other than current-context\n"
+          "  --in-cluster     the pod's service account only\n"
+          "  --leader-elect   write only while holding a coordination.k8s.io/v1 Lease\n"
+          "                   (15 s / 10 s / 2 s); --lease-namespace (default: the context's),\n"
+          "                   --lease-name (gpuqd-leader), --identity (hostname_pid)\n"
+          "  --config FILE    queue objects to apply at start and on SIGHUP\n"
+          "  --unadmitted P   a labelled Job running without admission: suspend (default) or\n"
+          "                   report\n"
+          "  --version        print the version\n"
+          "\n--sim-provisioner: the simulated cluster plays the autoscaler for the API server:\n"
+          "every ProvisioningRequest of a class it models is answered from the database's\n"
+          "NodePools (--config FILE: apply them first) on the wall clock (--speed X: X times\n"
+          "faster), its status written as GKE would; a request deleted gives its nodes back.\n",
           out);
 }
 
@@ -74,54 +104,28 @@ static int check(const char *path)
     return EXIT_SUCCESS;
 }
 
-static void iso_time(char buf[32], int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(buf, 32, "%lld", (long long)ms);
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 static int log_event(const gq_run_event *e, void *payload)
 {
     const bool *json = payload;
     char at[32];
 
-    iso_time(at, e->at_ms);
+    gqd_iso_time(at, e->at_ms);
     if (*json) {
         printf("{\"time\":\"%s\",\"kind\":", at);
-        json_string(stdout, e->kind);
+        gqd_json_string(stdout, e->kind);
         printf(",\"namespace\":");
-        json_string(stdout, e->namespace);
+        gqd_json_string(stdout, e->namespace);
         printf(",\"name\":");
-        json_string(stdout, e->name);
+        gqd_json_string(stdout, e->name);
         if (e->job_name) {
             printf(",\"job\":");
-            json_string(stdout, e->job_name);
+            gqd_json_string(stdout, e->job_name);
         }
         printf(",\"event\":");
-        json_string(stdout, e->what);
+        gqd_json_string(stdout, e->what);
         if (e->message) {
             printf(",\"message\":");
-            json_string(stdout, e->message);
+            gqd_json_string(stdout, e->message);
         }
         printf("}\n");
     } else {
@@ -133,24 +137,47 @@ static int log_event(const gq_run_event *e, void *payload)
     return 0;
 }
 
-static int sim(const char *path, gq_run_options *o, bool json)
+/* The HTTP endpoints on the same file (the default one when path is NULL). */
+static int start_http(struct gqd_http **h, const char *listen, const char *path)
+{
+    gq_error err = {0, ""};
+    char errbuf[256], *def = NULL;
+    int rc;
+
+    if (!path && gq_db_default_path(&def, &err) != GQ_OK) {
+        fprintf(stderr, "gpuqd: error: %s\n", err.msg);
+        return -1;
+    }
+    rc = gqd_http_start(h, listen, path ? path : def, &http_ready, errbuf, sizeof(errbuf));
+    gq_free(def);
+    if (rc != 0) {
+        fprintf(stderr, "gpuqd: error: %s\n", errbuf);
+        return -1;
+    }
+    fprintf(stderr, "gpuqd: listening on %s\n", gqd_http_address(*h));
+    return 0;
+}
+
+static int sim(const char *path, gq_run_options *o, bool json, const char *listen)
 {
     gq_error err = {0, ""};
     gq_run_stats st;
-    struct sigaction sa;
+    struct gqd_http *http = NULL;
     gq_db *db = NULL;
     int rc;
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGHUP, &sa, NULL); /* no configuration to reload in this mode */
-    sigaction(SIGPIPE, &sa, NULL);
-    o->stop = &stop_requested;
-    if ((rc = open_db(path, &db, &err)) == GQ_OK)
+    gqd_signals(false); /* no configuration to reload in this mode */
+    o->stop = &gqd_stop_requested;
+    if ((rc = open_db(path, &db, &err)) == GQ_OK && listen && start_http(&http, listen, path)) {
+        gq_db_close(db);
+        return EXIT_FAILURE;
+    }
+    if (rc == GQ_OK) {
+        /* The embedded mode has nothing to sync first; the HTTP thread reads the flag. */
+        __atomic_store_n(&http_ready, 1, __ATOMIC_RELEASE);
         rc = gq_run(db, o, log_event, &json, &st, &err);
+    }
+    gqd_http_stop(http);
     gq_db_close(db);
     if (rc != GQ_OK) {
         fprintf(stderr, "gpuqd: error: %s\n", err.msg);
@@ -173,13 +200,92 @@ static const char *value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
+/*
+ * Cluster mode's flags (kubectl's and controller-runtime's names): 1 when
+ * argv[*i] was one, 0 when not, -1 (reported) when its value is bad.
+ */
+static int cluster_flag(int argc, char **argv, int *i, gq_cluster_options *c, bool *cluster)
+{
+    const char *v;
+
+    if ((v = value(argc, argv, i, "--kubeconfig")))
+        c->target.kubeconfig = v;
+    else if ((v = value(argc, argv, i, "--context")))
+        c->target.context = v;
+    else if ((v = value(argc, argv, i, "--namespace")))
+        c->target.ns = v;
+    else if (strcmp(argv[*i], "--in-cluster") == 0)
+        c->target.in_cluster = true;
+    else if (strcmp(argv[*i], "--leader-elect") == 0)
+        c->leader_elect = true;
+    else if ((v = value(argc, argv, i, "--lease-namespace")))
+        c->lease_namespace = v;
+    else if ((v = value(argc, argv, i, "--lease-name")))
+        c->lease_name = v;
+    else if ((v = value(argc, argv, i, "--identity")))
+        c->identity = v;
+    else if ((v = value(argc, argv, i, "--config")))
+        c->config = v;
+    else if ((v = value(argc, argv, i, "--unadmitted"))) {
+        if (strcmp(v, "suspend") != 0 && strcmp(v, "report") != 0) {
+            fprintf(stderr, "gpuqd: error: invalid --unadmitted \"%s\": want suspend or report\n",
+                    v);
+            return -1;
+        }
+        c->suspend_unadmitted = strcmp(v, "suspend") == 0;
+    } else
+        return 0;
+    *cluster = true;
+    return 1;
+}
+
+/* Cluster mode: asked for by a flag, KUBECONFIG, or a pod's environment. */
+static int cluster(const char *path, gq_cluster_options *c, const char *listen, bool json)
+{
+    gq_error err = {0, ""};
+    char *def = NULL;
+    int rc;
+
+    if (!path && gq_db_default_path(&def, &err) != GQ_OK) {
+        fprintf(stderr, "gpuqd: error: %s\n", err.msg);
+        return EXIT_FAILURE;
+    }
+    rc = gqd_cluster(path ? path : def, c, listen, json);
+    gq_free(def);
+    return rc;
+}
+
+/* --sim-provisioner: cluster mode's connection flags, and the simulator's speed and seed. */
+static int provisioner(const char *path, gq_cluster_options *c, const gq_run_options *o,
+                       bool json)
+{
+    gq_error err = {0, ""};
+    char *def = NULL;
+    int rc;
+
+    if (o->speed <= 0) {
+        fprintf(stderr, "gpuqd: error: --speed max does not go with --sim-provisioner: it follows "
+                        "the wall clock\n");
+        return 2;
+    }
+    if (!path && gq_db_default_path(&def, &err) != GQ_OK) {
+        fprintf(stderr, "gpuqd: error: %s\n", err.msg);
+        return EXIT_FAILURE;
+    }
+    rc = gqd_sim_provisioner(path ? path : def, c, o->speed, o->seed, json);
+    gq_free(def);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     gq_run_options o = GQ_RUN_OPTIONS_INIT;
+    gq_cluster_options co = GQ_CLUSTER_OPTIONS_INIT;
     gq_error err = {0, ""};
-    const char *path = NULL, *v, *log = "text";
+    const char *path = NULL, *v, *log = "text", *listen = NULL;
+    bool kube = false;
     char *end;
-    int i, mode = 0; /* 1 check, 2 sim */
+    int i, rc, mode = 0; /* 1 check, 2 sim, 3 sim-provisioner */
 
     o.speed = 1.0;
     for (i = 1; i < argc; i++) {
@@ -189,6 +295,8 @@ int main(int argc, char **argv)
             mode = 1;
         } else if (strcmp(argv[i], "--sim") == 0) {
             mode = 2;
+        } else if (strcmp(argv[i], "--sim-provisioner") == 0) {
+            mode = 3;
         } else if ((v = value(argc, argv, &i, "--speed"))) {
             o.speed = strcmp(v, "max") == 0 ? 0 : strtod(v, &end);
             if (strcmp(v, "max") != 0 && (end == v || *end || !(o.speed > 0) || o.speed > 1e6)) {
@@ -213,6 +321,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             log = v;
+        } else if ((v = value(argc, argv, &i, "--listen"))) {
+            listen = v;
+        } else if ((rc = cluster_flag(argc, argv, &i, &co, &kube)) != 0) {
+            if (rc < 0)
+                return 2;
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("gpuqd version %s\n", gq_version());
             return EXIT_SUCCESS;
@@ -225,10 +338,19 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (listen && (mode == 1 || mode == 3)) {
+        fprintf(stderr, "gpuqd: error: --listen does not go with %s\n",
+                mode == 1 ? "--check" : "--sim-provisioner");
+        return 2;
+    }
     if (mode == 1)
         return check(path);
     if (mode == 2)
-        return sim(path, &o, strcmp(log, "json") == 0);
+        return sim(path, &o, strcmp(log, "json") == 0, listen);
+    if (mode == 3)
+        return provisioner(path, &co, &o, strcmp(log, "json") == 0);
+    if (kube || gq_kube_wanted(&co.target))
+        return cluster(path, &co, listen, strcmp(log, "json") == 0);
     usage(stderr);
     return 2;
 }

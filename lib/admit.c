@@ -419,7 +419,7 @@ static int reduce(struct gq_snapshot *s, struct entry *e)
     int32_t *counts = calloc(wl->nps, sizeof(*counts));
     int64_t total = 0, lo = 1, hi, mid;
     size_t i;
-    int rc, best = -1;
+    int rc = 0, best = -1;
 
     if (!counts)
         return -1;

@@ -293,5 +293,7 @@ int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
 int gq__apply_report(gq_db *db, const char *resource, const char *ns, const char *name,
                      const char *workload, gq_apply_result what, const char *note, gq_error *err)
 {
+    if (!db->apply)
+        return GQ_OK; /* cluster mode's sync applies with nobody to report to */
     return add_result(db->apply, resource, ns, name, workload, what, note, err);
 }

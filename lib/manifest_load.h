@@ -130,4 +130,12 @@ int gq__manifest_provreq_needs(const char *spec, const char *templates, struct g
 struct gq_sim_request;
 int gq__manifest_sim_status(const struct gq_sim_request *r, char **out, gq_error *err);
 
+/*
+ * One Job manifest made ready for the API server (cluster-mode submit):
+ * checked by the decoder, namespace filled from ns when absent,
+ * spec.suspend forced true. *json_out and *ns_out are malloc'd.
+ */
+int gq__manifest_kube_job(const char *buf, size_t len, const char *ns, char **json_out,
+                          char **ns_out, gq_error *err);
+
 #endif

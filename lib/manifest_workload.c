@@ -28,6 +28,7 @@
 #define PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
 #define MIN_PARALLELISM_ANNOTATION "kueue.x-k8s.io/job-min-parallelism"
 #define DURATION_ANNOTATION "gpuq.dev/duration"
+#define ADMISSION_ANNOTATION "gpuq.dev/admission"
 #define MAX_PODSETS 18
 
 /* ------------------------------------------------------------- totals */
@@ -447,6 +448,33 @@ static int job_spec(struct gq__mf_ctx *c, json_object *spec, struct gq_workload 
     return GQ_OK;
 }
 
+static int admission(struct gq__mf_ctx *c, json_object *adm, struct gq_workload *wl);
+
+/*
+ * gpuq.dev/admission: in cluster mode gpuqd writes the admission onto the
+ * Job (status.admission's JSON: cluster queue and flavors) in the patch that
+ * unsuspends it, so that a fresh gpuqd with an empty database rebuilds quota
+ * usage from the cluster alone (DESIGN.md "Where the truth lives").
+ */
+static int job_admission(struct gq__mf_ctx *c, const struct gq_meta *m, struct gq_workload *wl)
+{
+    const char *s = kvs_find(&m->annotations, ADMISSION_ANNOTATION);
+    json_object *adm;
+    size_t mark;
+    int rc;
+
+    if (!s)
+        return GQ_OK;
+    mark = gq__mf_push(c, "metadata.annotations." ADMISSION_ANNOTATION);
+    if (!(adm = json_tokener_parse(s)))
+        return gq__mf_invalid(c, s, "must be the JSON of a Workload's status.admission");
+    rc = admission(c, adm, wl);
+    json_object_put(adm);
+    if (rc == GQ_OK)
+        gq__mf_pop(c, mark);
+    return rc;
+}
+
 int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj)
 {
     struct gq_workload *wl = &obj->u.wl;
@@ -470,9 +498,10 @@ int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object 
     if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = job_spec(c, spec, wl)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
-    if ((rc = job_min_count(c, &obj->meta, &wl->podsets[0])) != GQ_OK)
+    if ((rc = job_min_count(c, &obj->meta, &wl->podsets[0])) != GQ_OK ||
+        (rc = run_duration(c, &obj->meta, wl)) != GQ_OK)
         return rc;
-    return run_duration(c, &obj->meta, wl);
+    return job_admission(c, &obj->meta, wl);
 }
 
 /* ------------------------------------------------------------- Workload */

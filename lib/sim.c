@@ -168,6 +168,19 @@ void gq__sim_consume(struct gq_sim *s, int req)
         s->reqs[req].consumed = true;
 }
 
+void gq__sim_adopt(struct gq_sim *s, int req, int64_t provisioned_ms)
+{
+    struct gq_sim_request *r = req >= 0 ? &s->reqs[req] : NULL;
+
+    if (!r || r->pool < 0 || r->state != GQ_SIM_ACCEPTED || r->holds)
+        return;
+    s->used[r->pool] += r->nodes;
+    r->holds = true;
+    r->state = GQ_SIM_PROVISIONED;
+    r->ready_ms = r->provisioned_ms = provisioned_ms;
+    snprintf(r->message, sizeof(r->message), "Provisioning Request was successfully provisioned.");
+}
+
 /* Give back what a request holds: its nodes idle until the pool scales them down. */
 static void release(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 {

@@ -89,6 +89,14 @@ int gq__sim_find(const struct gq_sim *s, const char *name);
 void gq__sim_consume(struct gq_sim *s, int req);
 
 /*
+ * A request whose status already says Provisioned (at provisioned_ms), seen
+ * again by a provider that restarted: it holds its nodes again, and its
+ * booking and maxRunDuration count from then. Only for a request just made
+ * with gq__sim_request and still waiting.
+ */
+void gq__sim_adopt(struct gq_sim *s, int req, int64_t provisioned_ms);
+
+/*
  * The request was deleted at now: its nodes stay up, idle, for the pool's
  * scaleDownAfter (the next request takes them at once), then go.
  */

@@ -293,6 +293,39 @@ int gq__store_insert_provreq(struct gq_store *st, const struct gq_provreq_row *r
 
 /* ------------------------------------------------------------------ reads */
 
+/* ------------------------------------------------------------ cluster mode */
+
+/* The Job of workload id as last observed: its resourceVersion, whether suspended. */
+int gq__store_kube_seen(struct gq_store *st, int64_t id, const char *rv, bool suspended,
+                        gq_error *err);
+
+/* A watch says the Job is gone: the next step confirms it with a GET. */
+int gq__store_kube_gone(struct gq_store *st, int64_t id, gq_error *err);
+
+/*
+ * End a live workload whose Job finished, was deleted or left its queue:
+ * state `to` (finished or cancelled), quota and checks released, its
+ * requests marked deleted; all in one transition guarded by the state, so
+ * *closed is true exactly once.
+ */
+int gq__store_kube_close(struct gq_store *st, int64_t id, const char *to, const char *reason,
+                         const char *message, int64_t now_ms, bool *closed, gq_error *err);
+
+/* A request's life in the cluster: kube "created" (with its uid) or "gone". */
+int gq__store_kube_provreq(struct gq_store *st, int64_t id, const char *kube, const char *uid,
+                           gq_error *err);
+
+/*
+ * The API server refused a side effect for workload id for good (422, a name
+ * held by another owner): recorded with the Job's current resourceVersion,
+ * so the outbox waits for the Job to change before trying again.
+ */
+int gq__store_kube_error(struct gq_store *st, int64_t id, const char *message, gq_error *err);
+
+/* A live request's status as the API server has it (the engine's check sync reads it). */
+int gq__store_kube_provreq_status(struct gq_store *st, const char *ns, const char *name,
+                                  const char *uid, const char *status, gq_error *err);
+
 /*
  * Run a read-only query built by the caller (static SQL text; values only
  * through the bound text parameters) and call row() for each result row with

@@ -11,5 +11,7 @@
 #include "gpuqueue/db.h"
 #include "gpuqueue/schedule.h"
 #include "gpuqueue/run.h"
+#include "gpuqueue/metrics.h"
+#include "gpuqueue/cluster.h"
 
 #endif

@@ -17,10 +17,13 @@ what a user's loop would see.
                 `gpuq schedule --until-stable` with every cycle committed, on disk
                 and on tmpfs: all decided < 2 s, a cycle's p99 < 10 ms, peak
                 memory < 100 MB (method: bench_admission.py)
+  cluster       gpuqd against the test API server: first admission with 10,000
+                Jobs < 3 s, Provisioned=True to unsuspend p99 < 50 ms, <= 4 writes
+                per admitted Job, < 200 MB (method: bench_cluster.py)
 
-Usage: bench.py BUILD_DIR [--quick] [--only core|admission]
---quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads) and
-fewer runs. --only: just the measurements above admission (core), or just it.
+Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster]
+--quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads;
+cluster: 2,000 Jobs) and fewer runs. --only: just one group.
 """
 import os
 import shutil
@@ -33,12 +36,13 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from common import JOB, QUEUES  # noqa: E402  (shared with the integration tests)
 import bench_admission  # noqa: E402
+import bench_cluster  # noqa: E402
 
 BUILD = sys.argv[1]
 QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
-if ONLY not in (None, "core", "admission"):
-    raise SystemExit(f"--only takes core or admission, not {ONLY}")
+if ONLY not in (None, "core", "admission", "cluster"):
+    raise SystemExit(f"--only takes core, admission or cluster, not {ONLY}")
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
 RUNS = 3 if QUICK else 5
 ADMISSION_RUNS = 2 if QUICK else 3  # a full-size run is seconds, two placements
@@ -130,10 +134,12 @@ def bench_cancel(tmp, k):
 
 
 def main():
-    if ONLY != "admission":
+    if ONLY in (None, "core"):
         core()
-    if ONLY != "core":
+    if ONLY in (None, "admission"):
         bench_admission.bench_admission(GPUQ, os.path.abspath(BUILD), QUICK, ADMISSION_RUNS)
+    if ONLY in (None, "cluster"):
+        bench_cluster.bench_cluster(GPUQ, QUICK, 1 if QUICK else 3)
 
 
 def core():

@@ -1,0 +1,616 @@
+/*
+ * http.c: gpuqd's own HTTP endpoints, over libmicrohttpd.
+ *
+ *   GET /healthz            200 "ok" while the process serves
+ *   GET /readyz             503 until the daemon's first full sync, then 200
+ *   GET /metrics            Prometheus text 0.0.4: gq_metrics_text, then the process's own
+ *   GET /apis/visibility.kueue.x-k8s.io/v1beta1/clusterqueues/CQ/pendingworkloads
+ *   GET /apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/NS/localqueues/LQ/pendingworkloads
+ *                           Kueue's visibility API (?offset=&limit=)
+ *   GET /api/v1/workloads   the List `gpuq list -A -o json` prints (?namespace=NS)
+ *
+ * Anything else is a 404 and any other method a 405, both as Kubernetes
+ * Status objects. Nothing here writes: the database is opened read-only.
+ *
+ * Threads: MHD runs one internal thread that polls every connection and
+ * calls handle() for each request, one at a time. That thread owns a
+ * read-only gq_db of its own (a SQLite connection must not be shared with
+ * the loop's), opened on first use and reopened after a storage error; a
+ * mutex guards it all the same, so that a thread-per-connection MHD stays
+ * correct. Requests are small and rare (a scrape every 15 s, some probes,
+ * a few `gpuq` clients), so one at a time is plenty; the connection limit
+ * and timeout keep a stuck or hostile client from holding the thread.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include <gpuqueue.h>
+
+#include "http.h"
+
+#define CONNECTION_LIMIT 64u     /* a scraper, probes and a few clients need far fewer */
+#define CONNECTION_TIMEOUT_S 10u /* an idle or stalled client gives its slot back */
+#define SEGMENT_MAX 254          /* a Kubernetes name (253 characters) and its NUL */
+
+#define TEXT "text/plain; charset=utf-8"
+#define PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
+#define JSON "application/json"
+
+struct gqd_http {
+    struct MHD_Daemon *mhd; /* the listening socket and the serving thread */
+    char *db_path;          /* owned */
+    volatile int *ready;    /* the caller's: set once the first full sync is done */
+    pthread_mutex_t lock;   /* guards db */
+    gq_db *db;              /* read-only; NULL until first use and after a storage error */
+    double started;         /* process_start_time_seconds */
+    int port;
+    char address[INET6_ADDRSTRLEN + 16]; /* "host:port" or "[host]:port" */
+};
+
+/* What a request gets back; body is released with release once MHD has sent it. */
+struct reply {
+    unsigned int status;
+    const char *type;
+    char *body;
+    size_t len;
+    void (*release)(void *);
+};
+
+/* The caller's flag, written by another thread: read it as an atomic. */
+static bool is_ready(const struct gqd_http *h)
+{
+    return __atomic_load_n(h->ready, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* ---------------------------------------------------------------- replies */
+
+static void reply_text(struct reply *r, unsigned int status, const char *type, const char *text)
+{
+    r->status = status;
+    r->type = type;
+    r->body = strdup(text);
+    r->len = r->body ? strlen(text) : 0;
+    r->release = free;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* A Kubernetes Status object, as the API server answers a failed request. */
+static void reply_status(struct reply *r, unsigned int code, const char *reason, const char *msg)
+{
+    FILE *f = open_memstream(&r->body, &r->len);
+
+    r->status = code;
+    r->type = JSON;
+    r->release = free;
+    if (!f)
+        return;
+    fputs("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+          "\"message\":",
+          f);
+    json_string(f, msg);
+    fprintf(f, ",\"reason\":\"%s\",\"code\":%u}\n", reason, code);
+    if (fclose(f) != 0) {
+        free(r->body);
+        r->body = NULL;
+    }
+}
+
+static void reply_error(struct reply *r, const gq_error *err)
+{
+    if (err->code == GQ_ENOTFOUND)
+        reply_status(r, MHD_HTTP_NOT_FOUND, "NotFound", err->msg);
+    else if (err->code == GQ_EINVALID)
+        reply_status(r, MHD_HTTP_BAD_REQUEST, "BadRequest", err->msg);
+    else if (err->code == GQ_EBUSY)
+        reply_status(r, MHD_HTTP_SERVICE_UNAVAILABLE, "ServiceUnavailable", err->msg);
+    else
+        reply_status(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "InternalError", err->msg);
+}
+
+/* Text the library allocated goes out as it is, and back to the library after. */
+static void reply_lib(struct reply *r, const char *type, char *text)
+{
+    r->status = MHD_HTTP_OK;
+    r->type = type;
+    r->body = text;
+    r->len = strlen(text);
+    r->release = gq_free;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r)
+{
+    static char oom[] = "out of memory\n";
+    struct MHD_Response *resp;
+    enum MHD_Result ok;
+
+    if (!r->body) {
+        r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        r->type = TEXT;
+        resp = MHD_create_response_from_buffer(strlen(oom), oom, MHD_RESPMEM_PERSISTENT);
+    } else {
+        resp = MHD_create_response_from_buffer_with_free_callback(r->len, r->body, r->release);
+        if (!resp)
+            r->release(r->body);
+    }
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
+    if (r->status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    ok = MHD_queue_response(c, r->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+enum route { R_HEALTHZ, R_READYZ, R_METRICS, R_CQ_PENDING, R_LQ_PENDING, R_WORKLOADS };
+
+/* "*" matches one non-empty path segment, captured in order. */
+static const struct {
+    enum route id;
+    const char *pattern;
+} routes[] = {
+    {R_HEALTHZ, "/healthz"},
+    {R_READYZ, "/readyz"},
+    {R_METRICS, "/metrics"},
+    {R_CQ_PENDING, "/apis/visibility.kueue.x-k8s.io/v1beta1/clusterqueues/*/pendingworkloads"},
+    {R_LQ_PENDING,
+     "/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/*/localqueues/*/pendingworkloads"},
+    {R_WORKLOADS, "/api/v1/workloads"},
+};
+
+static bool match(const char *url, const char *pattern, char caps[2][SEGMENT_MAX])
+{
+    int ncap = 0;
+
+    while (*url == '/' && *pattern == '/') {
+        size_t un = strcspn(++url, "/"), pn = strcspn(++pattern, "/");
+
+        if (pn == 1 && *pattern == '*') {
+            if (un == 0 || un >= SEGMENT_MAX || ncap == 2)
+                return false;
+            memcpy(caps[ncap], url, un);
+            caps[ncap++][un] = '\0';
+        } else if (un != pn || strncmp(url, pattern, un) != 0) {
+            return false;
+        }
+        url += un;
+        pattern += pn;
+    }
+    return *url == '\0' && *pattern == '\0';
+}
+
+/* A query argument that must be a whole number of 0 or more; absent is 0. */
+static bool query_count(struct MHD_Connection *c, const char *key, int64_t *out, gq_error *err)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+    char *end;
+    long long n;
+
+    *out = 0;
+    if (!v)
+        return true;
+    errno = 0;
+    n = strtoll(v, &end, 10);
+    if (end == v || *end || errno || n < 0) {
+        err->code = GQ_EINVALID;
+        snprintf(err->msg, sizeof(err->msg),
+                 "invalid %s \"%.64s\": want a whole number, 0 or "
+                 "more",
+                 key, v);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+/* --------------------------------------------------------------- handlers */
+
+/* The process's own gauges, after the library's families. */
+static void process_metrics(FILE *f, const struct gqd_http *h)
+{
+    fputs("# HELP gpuqd_up 1 while gpuqd serves.\n# TYPE gpuqd_up gauge\ngpuqd_up 1\n", f);
+    fprintf(f,
+            "# HELP gpuqd_ready 1 once gpuqd has finished its first full sync, else 0.\n"
+            "# TYPE gpuqd_ready gauge\ngpuqd_ready %d\n",
+            is_ready(h) ? 1 : 0);
+    fprintf(f,
+            "# HELP process_start_time_seconds Start time of the process since unix epoch in "
+            "seconds.\n# TYPE process_start_time_seconds gauge\n"
+            "process_start_time_seconds %.3f\n",
+            h->started);
+}
+
+static int serve_metrics(struct gqd_http *h, struct reply *r, gq_error *err)
+{
+    char *text = NULL;
+    FILE *f;
+    int rc;
+
+    if ((rc = gq_metrics_text(&text, h->db, err)) != GQ_OK)
+        return rc;
+    r->status = MHD_HTTP_OK;
+    r->type = PROMETHEUS;
+    r->release = free;
+    if ((f = open_memstream(&r->body, &r->len)) != NULL) {
+        fputs(text, f);
+        process_metrics(f, h);
+        if (fclose(f) != 0) {
+            free(r->body);
+            r->body = NULL;
+        }
+    }
+    gq_free(text);
+    return GQ_OK;
+}
+
+static int serve_pending(struct gqd_http *h,
+                         struct MHD_Connection *c,
+                         enum route id,
+                         char caps[2][SEGMENT_MAX],
+                         struct reply *r,
+                         gq_error *err)
+{
+    int64_t offset, limit;
+    char *json = NULL;
+    int rc;
+
+    if (!query_count(c, "offset", &offset, err) || !query_count(c, "limit", &limit, err))
+        return err->code;
+    if (id == R_CQ_PENDING)
+        rc = gq_pending_json(&json, h->db, caps[0], NULL, NULL, offset, limit, err);
+    else
+        rc = gq_pending_json(&json, h->db, NULL, caps[0], caps[1], offset, limit, err);
+    if (rc == GQ_OK)
+        reply_lib(r, JSON, json);
+    return rc;
+}
+
+static int write_stream(const char *buf, size_t len, void *payload)
+{
+    return fwrite(buf, 1, len, payload) == len ? 0 : -1;
+}
+
+/* The same List `gpuq list -A -o json` (or `-n NS`) prints, rendered by the same call. */
+static int
+serve_workloads(struct gqd_http *h, struct MHD_Connection *c, struct reply *r, gq_error *err)
+{
+    const char *ns = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "namespace");
+    gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
+    FILE *out;
+    int rc;
+
+    f.namespace = ns && *ns ? ns : NULL;
+    r->status = MHD_HTTP_OK;
+    r->type = JSON;
+    r->release = free;
+    if (!(out = open_memstream(&r->body, &r->len)))
+        return GQ_OK; /* no body: send_reply answers out of memory */
+    rc =
+        gq_render(h->db, "workload", f.namespace, NULL, &f, GQ_FORMAT_JSON, write_stream, out, err);
+    if (fclose(out) != 0 || rc != GQ_OK) {
+        free(r->body);
+        r->body = NULL;
+    }
+    return rc;
+}
+
+/* The read-only handle, opened on first use (the loop may create the file after we start). */
+static int use_db(struct gqd_http *h, gq_error *err)
+{
+    gq_open_options o = GQ_OPEN_OPTIONS_INIT;
+
+    if (h->db)
+        return GQ_OK;
+    o.readonly = true;
+    return gq_db_open(&h->db, h->db_path, &o, err);
+}
+
+static void serve_db(struct gqd_http *h,
+                     struct MHD_Connection *c,
+                     enum route id,
+                     char caps[2][SEGMENT_MAX],
+                     struct reply *r)
+{
+    gq_error err = {0, ""};
+    int rc;
+
+    pthread_mutex_lock(&h->lock);
+    if ((rc = use_db(h, &err)) == GQ_OK) {
+        if (id == R_METRICS)
+            rc = serve_metrics(h, r, &err);
+        else if (id == R_WORKLOADS)
+            rc = serve_workloads(h, c, r, &err);
+        else
+            rc = serve_pending(h, c, id, caps, r, &err);
+    }
+    /* A storage error may be a replaced or broken file: open it afresh next time. */
+    if (rc != GQ_OK && rc != GQ_ENOTFOUND && rc != GQ_EINVALID) {
+        gq_db_close(h->db);
+        h->db = NULL;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (rc != GQ_OK) {
+        err.code = rc;
+        reply_error(r, &err);
+    }
+}
+
+static enum MHD_Result handle(void *cls,
+                              struct MHD_Connection *c,
+                              const char *url,
+                              const char *method,
+                              const char *version,
+                              const char *upload,
+                              size_t *upload_size,
+                              void **req_cls)
+{
+    struct gqd_http *h = cls;
+    struct reply r = {0, TEXT, NULL, 0, free};
+    char caps[2][SEGMENT_MAX], msg[160];
+    size_t i;
+
+    (void)version, (void)upload, (void)upload_size, (void)req_cls;
+    /* Every answer is given on the first call: MHD discards an unread body. */
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+        snprintf(msg, sizeof(msg), "method %.32s is not allowed: gpuqd's endpoints are read-only",
+                 method);
+        reply_status(&r, MHD_HTTP_METHOD_NOT_ALLOWED, "MethodNotAllowed", msg);
+        return send_reply(c, &r);
+    }
+    for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+        if (match(url, routes[i].pattern, caps))
+            break;
+    if (i == sizeof(routes) / sizeof(routes[0]))
+        reply_status(&r, MHD_HTTP_NOT_FOUND, "NotFound",
+                     "the server could not find the requested resource");
+    else if (routes[i].id == R_HEALTHZ)
+        reply_text(&r, MHD_HTTP_OK, TEXT, "ok\n");
+    else if (routes[i].id == R_READYZ && is_ready(h))
+        reply_text(&r, MHD_HTTP_OK, TEXT, "ok\n");
+    else if (routes[i].id == R_READYZ)
+        reply_text(&r, MHD_HTTP_SERVICE_UNAVAILABLE, TEXT,
+                   "not ready: waiting for the first full sync\n");
+    else
+        serve_db(h, c, routes[i].id, caps, &r);
+    return send_reply(c, &r);
+}
+
+/* ------------------------------------------------------------- listening */
+
+/*
+ * When the process started, in seconds since the epoch, as Prometheus'
+ * clients report it: /proc's start time in clock ticks after boot, plus the
+ * boot time. Where /proc cannot say, now (we start with the process).
+ */
+static double process_start(void)
+{
+    unsigned long long ticks = 0, btime = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    char buf[1024], *p;
+    FILE *f;
+    size_t n = 0;
+    int i;
+
+    if ((f = fopen("/proc/self/stat", "r")) != NULL) {
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    /* Fields after the command (which may hold spaces and parentheses): state is 3, start 22. */
+    for (p = strrchr(buf, ')'), i = 2; p && *p && i < 22; p++)
+        if (*p == ' ')
+            i++;
+    if (p && i == 22)
+        ticks = strtoull(p, NULL, 10);
+    if ((f = fopen("/proc/stat", "r")) != NULL) {
+        while (fgets(buf, sizeof(buf), f))
+            if (sscanf(buf, "btime %llu", &btime) == 1)
+                break;
+        fclose(f);
+    }
+    if (!ticks || !btime || hz <= 0)
+        return (double)time(NULL);
+    return (double)btime + (double)ticks / (double)hz;
+}
+
+/* "host:port", "[v6]:port" or ":port" into host ("" for every address) and port. */
+static bool split_listen(const char *listen, char host[256], char port[8])
+{
+    const char *colon, *h = listen;
+    size_t hn;
+    char *end;
+    long p;
+
+    if (*listen == '[') {
+        h = listen + 1;
+        if (!(colon = strchr(h, ']')) || colon[1] != ':')
+            return false;
+        hn = (size_t)(colon - h);
+        colon++;
+    } else {
+        if (!(colon = strrchr(listen, ':')))
+            return false;
+        hn = (size_t)(colon - listen);
+    }
+    p = strtol(colon + 1, &end, 10);
+    if (hn >= 256 || !colon[1] || *end || p < 0 || p > 65535 || colon[1] == '-' || colon[1] == '+')
+        return false;
+    memcpy(host, h, hn);
+    host[hn] = '\0';
+    snprintf(port, 8, "%ld", p);
+    return true;
+}
+
+/* port is the one in sa: MHD ignores it but names it in its error log. */
+static struct MHD_Daemon *
+start_mhd(struct gqd_http *h, struct sockaddr *sa, unsigned int family, uint16_t port)
+{
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | family;
+    sigset_t all, old;
+    struct MHD_Daemon *d;
+
+    /* The serving thread takes no signals: SIGTERM must interrupt the loop's sleep. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    d = MHD_start_daemon(flags, port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, sa,
+                         MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT,
+                         MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return d;
+}
+
+/* Every address: IPv6 and IPv4 on one socket where the system has IPv6, else IPv4. */
+static struct MHD_Daemon *listen_any(struct gqd_http *h, const char *port)
+{
+    struct sockaddr_in6 v6;
+    struct sockaddr_in v4;
+    struct MHD_Daemon *d;
+
+    memset(&v6, 0, sizeof(v6));
+    v6.sin6_family = AF_INET6;
+    v6.sin6_addr = in6addr_any;
+    v6.sin6_port = htons((uint16_t)atoi(port));
+    if ((d = start_mhd(h, (struct sockaddr *)&v6, MHD_USE_DUAL_STACK, ntohs(v6.sin6_port))) != NULL)
+        return d;
+    memset(&v4, 0, sizeof(v4));
+    v4.sin_family = AF_INET;
+    v4.sin_addr.s_addr = htonl(INADDR_ANY);
+    v4.sin_port = v6.sin6_port;
+    return start_mhd(h, (struct sockaddr *)&v4, 0, ntohs(v4.sin_port));
+}
+
+/* Bind the address listen names; errno or a resolver message in errbuf on failure. */
+static int listen_on(struct gqd_http *h, const char *listen, char *errbuf, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    char host[256], port[8];
+    int rc;
+
+    if (!split_listen(listen, host, port)) {
+        snprintf(errbuf, errlen, "invalid --listen \"%s\": want HOST:PORT, :PORT or [IPV6]:PORT",
+                 listen);
+        return -1;
+    }
+    if (!*host) {
+        h->mhd = listen_any(h, port);
+    } else {
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_NUMERICSERV;
+        if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
+            snprintf(errbuf, errlen, "listen on %s: %s", listen, gai_strerror(rc));
+            return -1;
+        }
+        h->mhd = start_mhd(h, res->ai_addr, res->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0,
+                           (uint16_t)atoi(port));
+        freeaddrinfo(res);
+    }
+    if (!h->mhd) {
+        snprintf(errbuf, errlen, "listen on %s: %s", listen,
+                 errno ? strerror(errno) : "cannot start the HTTP server");
+        return -1;
+    }
+    return 0;
+}
+
+/* What the socket is bound to, with the port the system chose. */
+static void bound_address(struct gqd_http *h)
+{
+    const union MHD_DaemonInfo *fd = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+    char host[INET6_ADDRSTRLEN], port[8];
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+
+    snprintf(h->address, sizeof(h->address), "?");
+    if (!fd || getsockname(fd->listen_fd, (struct sockaddr *)&ss, &len) != 0 ||
+        getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host), port, sizeof(port),
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return;
+    h->port = atoi(port);
+    snprintf(h->address, sizeof(h->address), ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host,
+             port);
+}
+
+/* ------------------------------------------------------------- public */
+
+int gqd_http_start(struct gqd_http **out,
+                   const char *listen,
+                   const char *db_path,
+                   volatile int *ready,
+                   char *errbuf,
+                   size_t errlen)
+{
+    struct gqd_http *h;
+
+    *out = NULL;
+    if (!(h = calloc(1, sizeof(*h))) || !(h->db_path = strdup(db_path))) {
+        free(h);
+        snprintf(errbuf, errlen, "out of memory");
+        return -1;
+    }
+    h->ready = ready;
+    h->started = process_start();
+    pthread_mutex_init(&h->lock, NULL);
+    errno = 0;
+    if (listen_on(h, listen, errbuf, errlen) != 0) {
+        pthread_mutex_destroy(&h->lock);
+        free(h->db_path);
+        free(h);
+        return -1;
+    }
+    bound_address(h);
+    *out = h;
+    return 0;
+}
+
+int gqd_http_port(const struct gqd_http *h)
+{
+    return h ? h->port : 0;
+}
+
+const char *gqd_http_address(const struct gqd_http *h)
+{
+    return h ? h->address : "";
+}
+
+void gqd_http_stop(struct gqd_http *h)
+{
+    if (!h)
+        return;
+    MHD_stop_daemon(h->mhd);
+    gq_db_close(h->db);
+    pthread_mutex_destroy(&h->lock);
+    free(h->db_path);
+    free(h);
+}

@@ -1,0 +1,769 @@
+/*
+ * api_metrics.c: gq_metrics_text, Kueue's Prometheus metrics computed from
+ * the database, and gq_pending_json, Kueue's visibility API answer.
+ *
+ * Kueue keeps its metrics in memory and loses its counters on restart; here
+ * every number is derived from the tables admission writes: gauges from
+ * workloads, usage and quotas, counters and histograms from the append-only
+ * events table (every workload state change with its time and from/to
+ * states). A scrape is therefore one read transaction: about a dozen
+ * statements, the histograms one pass over the workload events (a few per
+ * workload: 100,000 workloads scan in well under a second). Series are
+ * labelled with the ClusterQueue a workload holds or held quota in
+ * (workloads.cluster_queue), or for pending ones the ClusterQueue of their
+ * LocalQueue, as `gpuq list` counts them.
+ *
+ * The visibility answer reuses gq_workload_list, whose positions are the
+ * ones `gpuq list` prints, so the two can never disagree.
+ *
+ * Text is built in a growable buffer that turns every append into a no-op
+ * after a failed allocation, so the builders need no error paths of their
+ * own; the caller checks once at the end.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "error.h"
+#include "gpuqueue/metrics.h"
+#include "store.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ buffer */
+
+struct buf {
+    char *p;     /* NUL-terminated text, malloc'd; handed to the caller */
+    size_t len;  /* bytes before the NUL */
+    size_t cap;  /* bytes allocated */
+    bool failed; /* an allocation failed: the text is incomplete */
+};
+
+static bool buf_reserve(struct buf *b, size_t n)
+{
+    size_t cap = b->cap ? b->cap : 4096;
+    char *p;
+
+    if (b->failed)
+        return false;
+    if (b->len + n + 1 <= b->cap)
+        return true;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    if (!(p = realloc(b->p, cap))) {
+        b->failed = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+    buf_add(b, s, strlen(s));
+}
+
+static void __attribute__((format(printf, 2, 3))) buf_printf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    char small[256];
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof(small)) {
+        buf_add(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/*
+ * A Prometheus label value (in_help false) or HELP text (true): the format
+ * escapes backslash and newline in both, and the double quote in values.
+ */
+static void buf_prom(struct buf *b, const char *s, bool in_help)
+{
+    for (; s && *s; s++) {
+        if (*s == '\\')
+            buf_str(b, "\\\\");
+        else if (*s == '\n')
+            buf_str(b, "\\n");
+        else if (*s == '"' && !in_help)
+            buf_str(b, "\\\"");
+        else
+            buf_add(b, s, 1);
+    }
+}
+
+/* A JSON string, quoted; control characters as \u escapes. */
+static void buf_json(struct buf *b, const char *s)
+{
+    buf_str(b, "\"");
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            buf_printf(b, "\\%c", c);
+        else if (c < 0x20)
+            buf_printf(b, "\\u%04x", c);
+        else
+            buf_add(b, s, 1);
+    }
+    buf_str(b, "\"");
+}
+
+/* Hand the text to the caller, or report the allocation that failed. */
+static int buf_finish(struct buf *b, char **out, gq_error *err)
+{
+    if (!b->failed && !b->p)
+        buf_add(b, "", 0);
+    if (b->failed) {
+        free(b->p);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    *out = b->p;
+    return GQ_OK;
+}
+
+/* ----------------------------------------------------------- exposition */
+
+static void family_header(struct buf *b, const char *name, const char *type, const char *help)
+{
+    buf_printf(b, "# HELP %s ", name);
+    buf_prom(b, help, true);
+    buf_printf(b, "\n# TYPE %s %s\n", name, type);
+}
+
+/* name{l1="v1",...} for n labels; extra (may be NULL) is one more, already formatted. */
+static void sample_start(struct buf *b,
+                         const char *name,
+                         const char *const *labels,
+                         const char *const *values,
+                         int n,
+                         const char *extra)
+{
+    int i;
+
+    buf_str(b, name);
+    if (n == 0 && !extra)
+        return;
+    buf_str(b, "{");
+    for (i = 0; i < n; i++) {
+        buf_printf(b, "%s%s=\"", i ? "," : "", labels[i]);
+        buf_prom(b, values[i] ? values[i] : "", false);
+        buf_str(b, "\"");
+    }
+    if (extra)
+        buf_printf(b, "%s%s", n ? "," : "", extra);
+    buf_str(b, "}");
+}
+
+/*
+ * A metric family read off one query: its label columns in order, then the
+ * value (SQL NULL: +Inf, an unset limit). ?1, in the queries that use it, is
+ * now on the database's clock (as text: compare it through CAST).
+ */
+struct family {
+    const char *name;
+    const char *type;
+    const char *help;
+    const char *labels[5]; /* NULL-terminated */
+    const char *sql;
+};
+
+struct family_walk {
+    struct buf *b;
+    const struct family *f;
+    int nlabels;
+};
+
+static int family_row(int n, const char *const *v, void *payload)
+{
+    struct family_walk *w = payload;
+    const char *value = n > w->nlabels && v[w->nlabels] ? v[w->nlabels] : "+Inf";
+    size_t len = strlen(value);
+
+    if (n <= w->nlabels)
+        return 0;
+    /* SQLite writes a whole real as "10.0"; both parse, people read "10". */
+    if (len > 2 && strcmp(value + len - 2, ".0") == 0)
+        len -= 2;
+    sample_start(w->b, w->f->name, w->f->labels, v, w->nlabels, NULL);
+    buf_printf(w->b, " %.*s\n", (int)len, value);
+    return w->b->failed ? GQ_ENOMEM : 0;
+}
+
+/* ------------------------------------------------------------- families */
+
+/* Kueue accounts cpu in milli-units and reports cores; everything else as it is. */
+#define UNITS(x) "CASE WHEN q.resource = 'cpu' THEN (" x ") / 1000.0 ELSE (" x ") END"
+
+/* clang-format off */
+#define RESOURCE_LABELS {"cohort", "cluster_queue", "flavor", "resource", NULL}
+/* clang-format on */
+
+/* One row per ClusterQueue quota (flavor, resource), with the value expression v. */
+#define RESOURCE_SQL(v)                                                                            \
+    "SELECT coalesce(cq.cohort, ''), q.owner, q.flavor, q.resource, " v " FROM quotas q "          \
+    "JOIN cluster_queues cq ON cq.name = q.owner WHERE q.owner_kind = 'ClusterQueue' "             \
+    "ORDER BY q.owner, q.flavor, q.resource"
+
+#define USAGE_OF(states)                                                                           \
+    "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "    \
+    "WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "         \
+    "AND w.state IN " states ")"
+
+/* Count, per ClusterQueue (every one, 0 included), the workload events matching cond. */
+#define EVENT_COUNT(cond)                                                                          \
+    "SELECT cq.name, count(x.q) FROM cluster_queues cq LEFT JOIN (SELECT w.cluster_queue AS q "    \
+    "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' AND " cond ") x "   \
+    "ON x.q = cq.name GROUP BY cq.name ORDER BY cq.name"
+
+/* Count, per ClusterQueue, the workloads holding quota in these states. */
+#define HOLDING(states)                                                                            \
+    "SELECT cq.name, (SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "           \
+    "AND w.state IN " states ") FROM cluster_queues cq ORDER BY cq.name"
+
+/*
+ * Pending workloads are inadmissible, as Kueue's queue manager keeps them
+ * apart from its heaps, when admission said so (reason Inadmissible: no
+ * LocalQueue or ClusterQueue, an inactive queue, a namespace the selector
+ * refuses), when either queue is stopped, or while they wait out a backoff.
+ */
+static const char pending_sql[] =
+    "SELECT cq.name, s.status, (SELECT count(*) FROM workloads w JOIN local_queues lq "
+    "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
+    "WHERE lq.cluster_queue = cq.name AND w.state = 'pending' AND s.status = "
+    "CASE WHEN coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "
+    "OR cq.stop_policy <> 'None' OR coalesce(w.requeue_at, 0) > CAST(?1 AS INTEGER) "
+    "THEN 'inadmissible' ELSE 'active' END) "
+    "FROM cluster_queues cq, (SELECT 'active' AS status UNION ALL SELECT 'inadmissible') s "
+    "ORDER BY cq.name, s.status";
+
+/* The condition of a type in a request's (valid) status. */
+#define PR_TRUE(type)                                                                              \
+    "EXISTS (SELECT 1 FROM json_each(pr.st, '$.conditions') c WHERE c.value ->> 'type' = '" type   \
+    "' AND c.value ->> 'status' = 'True')"
+
+/*
+ * Live ProvisioningRequests per ClusterQueue by their condition, in Kueue's
+ * precedence (kueue-semantics.md §3.6); Created: the provider has said nothing yet.
+ */
+/* clang-format off */
+static const char provreq_sql[] =
+    "WITH pr AS (SELECT p.workload_id, CASE WHEN json_valid(p.status) THEN p.status END AS st "
+    "FROM provisioning_requests p WHERE p.deleted_at IS NULL), "
+    "x AS (SELECT w.cluster_queue AS q, CASE WHEN " PR_TRUE("Failed") " THEN 'Failed' "
+    "WHEN " PR_TRUE("CapacityRevoked") " THEN 'CapacityRevoked' "
+    "WHEN " PR_TRUE("BookingExpired") " THEN 'BookingExpired' "
+    "WHEN " PR_TRUE("Provisioned") " THEN 'Provisioned' "
+    "WHEN " PR_TRUE("Accepted") " THEN 'Accepted' ELSE 'Created' END AS state "
+    "FROM pr JOIN workloads w ON w.id = pr.workload_id), "
+    "s(i, state) AS (VALUES (0, 'Created'), (1, 'Accepted'), (2, 'Provisioned'), "
+    "(3, 'BookingExpired'), (4, 'CapacityRevoked'), (5, 'Failed')) "
+    "SELECT cq.name, s.state, (SELECT count(*) FROM x WHERE x.q = cq.name AND x.state = s.state) "
+    "FROM cluster_queues cq, s ORDER BY cq.name, s.i";
+/* clang-format on */
+
+/* Metrics before the histograms, in output order. */
+static const struct family counts[] = {
+    {"kueue_pending_workloads",
+     "gauge",
+     "The number of pending workloads, per 'cluster_queue' and 'status'.\n'status' can have "
+     "the following values:\n- \"active\" means that the workloads are in the admission "
+     "queue.\n- \"inadmissible\" means that they wait for something else to change: a missing "
+     "or stopped queue, or a backoff.",
+     {"cluster_queue", "status", NULL},
+     pending_sql},
+    {"kueue_reserving_active_workloads",
+     "gauge",
+     "The number of Workloads that are reserving quota, per 'cluster_queue'",
+     {"cluster_queue", NULL},
+     HOLDING("('reserved', 'admitted', 'running')")},
+    {"kueue_admitted_active_workloads",
+     "gauge",
+     "The number of admitted Workloads that are active (unsuspended and not finished), per "
+     "'cluster_queue'",
+     {"cluster_queue", NULL},
+     HOLDING("('admitted', 'running')")},
+    {"kueue_quota_reserved_workloads_total",
+     "counter",
+     "The total number of quota reserved workloads per 'cluster_queue'",
+     {"cluster_queue", NULL},
+     EVENT_COUNT("e.reason = 'QuotaReserved'")},
+    {"kueue_admitted_workloads_total",
+     "counter",
+     "The total number of admitted workloads per 'cluster_queue'",
+     {"cluster_queue", NULL},
+     EVENT_COUNT("e.to_state = 'admitted' AND e.from_state IN ('pending', 'reserved')")},
+    /* A rejected check deactivates: Kueue's reason for that eviction is Deactivated. */
+    {"kueue_evicted_workloads_total",
+     "counter",
+     "The number of evicted workloads per 'cluster_queue' and 'reason' (Preempted, "
+     "AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
+     {"cluster_queue", "reason", NULL},
+     "SELECT w.cluster_queue, CASE WHEN e.to_state = 'deactivated' THEN 'Deactivated' "
+     "ELSE e.reason END AS r, count(*) FROM events e JOIN workloads w ON w.uid = e.uid "
+     "WHERE e.kind = 'Workload' AND e.from_state IN ('reserved', 'admitted', 'running') "
+     "AND e.to_state IN ('pending', 'deactivated') AND w.cluster_queue IS NOT NULL "
+     "GROUP BY 1, 2 ORDER BY 1, 2"},
+};
+
+/* Metrics after the histograms and the ClusterQueue status, in output order. */
+static const struct family resources[] = {
+    {"kueue_cluster_queue_resource_reservation", "gauge",
+     "Reports the cluster_queue's total resource reservation within all the flavors",
+     RESOURCE_LABELS, RESOURCE_SQL(UNITS(USAGE_OF("('reserved', 'admitted', 'running')")))},
+    {"kueue_cluster_queue_resource_usage", "gauge",
+     "Reports the cluster_queue's total resource usage within all the flavors", RESOURCE_LABELS,
+     RESOURCE_SQL(UNITS(USAGE_OF("('admitted', 'running')")))},
+    {"kueue_cluster_queue_nominal_quota", "gauge",
+     "Reports the cluster_queue's resource nominal quota within all the flavors", RESOURCE_LABELS,
+     RESOURCE_SQL(UNITS("q.nominal"))},
+    {"kueue_cluster_queue_borrowing_limit", "gauge",
+     "Reports the cluster_queue's resource borrowing limit within all the flavors", RESOURCE_LABELS,
+     RESOURCE_SQL(UNITS("q.borrowing_limit"))},
+    {"kueue_cluster_queue_lending_limit", "gauge",
+     "Reports the cluster_queue's resource lending limit within all the flavors", RESOURCE_LABELS,
+     RESOURCE_SQL(UNITS("q.lending_limit"))},
+    {"gpuq_provisioning_requests",
+     "gauge",
+     "Live ProvisioningRequests per 'cluster_queue' and 'state', the strongest condition that "
+     "is True (Failed, CapacityRevoked, BookingExpired, Provisioned, Accepted), Created before "
+     "any",
+     {"cluster_queue", "state", NULL},
+     provreq_sql},
+};
+
+struct metrics {
+    struct buf b;
+    char now[24]; /* the database's clock, ms, as the ?1 of every query */
+};
+
+static int
+emit_family(struct gq_store *st, struct metrics *m, const struct family *f, gq_error *err)
+{
+    struct family_walk w = {&m->b, f, 0};
+    const char *params[1] = {m->now};
+
+    while (f->labels[w.nlabels])
+        w.nlabels++;
+    family_header(&m->b, f->name, f->type, f->help);
+    return gq__store_query(st, f->sql, params, 1, family_row, &w, err);
+}
+
+static int emit_families(
+    struct gq_store *st, struct metrics *m, const struct family *f, size_t n, gq_error *err)
+{
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < n; i++)
+        rc = emit_family(st, m, &f[i], err);
+    return rc;
+}
+
+/* ----------------------------------------------------------- histograms */
+
+/* Kueue's generateExponentialBuckets(14): 1, then 2.5 doubling, in ms. */
+static const int64_t wait_buckets_ms[] = {1000,    2500,    5000,    10000,   20000,
+                                          40000,   80000,   160000,  320000,  640000,
+                                          1280000, 2560000, 5120000, 10240000};
+#define NBUCKETS (sizeof(wait_buckets_ms) / sizeof(wait_buckets_ms[0]))
+
+/* One histogram family: the samples of the queues summed so far, and the queue in hand. */
+struct hist {
+    const char *name;
+    const char *help;
+    struct buf out;           /* samples of the finished queues, appended after the header */
+    int64_t bucket[NBUCKETS]; /* the queue in hand: observations in each bucket alone */
+    int64_t count;
+    int64_t sum_ms;
+};
+
+static void hist_flush(struct hist *h, const char *cq)
+{
+    static const char *const label[] = {"cluster_queue"};
+    const char *value[] = {cq};
+    char le[32], series[128];
+    int64_t cum = 0;
+    size_t i;
+
+    if (!h->count)
+        return;
+    snprintf(series, sizeof(series), "%s_bucket", h->name);
+    for (i = 0; i < NBUCKETS; i++) {
+        cum += h->bucket[i];
+        snprintf(le, sizeof(le), "le=\"%g\"", (double)wait_buckets_ms[i] / 1000.0);
+        sample_start(&h->out, series, label, value, 1, le);
+        buf_printf(&h->out, " %lld\n", (long long)cum);
+    }
+    sample_start(&h->out, series, label, value, 1, "le=\"+Inf\"");
+    buf_printf(&h->out, " %lld\n", (long long)h->count);
+    snprintf(series, sizeof(series), "%s_sum", h->name);
+    sample_start(&h->out, series, label, value, 1, NULL);
+    buf_printf(&h->out, " %lld.%03lld\n", (long long)(h->sum_ms / 1000),
+               (long long)(h->sum_ms % 1000));
+    snprintf(series, sizeof(series), "%s_count", h->name);
+    sample_start(&h->out, series, label, value, 1, NULL);
+    buf_printf(&h->out, " %lld\n", (long long)h->count);
+    memset(h->bucket, 0, sizeof(h->bucket));
+    h->count = h->sum_ms = 0;
+}
+
+static void hist_observe(struct hist *h, int64_t ms)
+{
+    size_t i;
+
+    if (ms < 0)
+        ms = 0; /* a clock set back; a wait is never negative */
+    for (i = 0; i < NBUCKETS && ms > wait_buckets_ms[i]; i++)
+        ;
+    if (i < NBUCKETS)
+        h->bucket[i]++;
+    h->count++;
+    h->sum_ms += ms;
+}
+
+/* Both wait histograms, filled in one pass over the events ordered by queue. */
+struct waits {
+    char cq[256];     /* the queue in hand; "" before the first row */
+    struct hist h[2]; /* quota reserved, admitted */
+};
+
+/* Columns: cluster queue, quota reserved (0|1), admitted (0|1), wait in ms. */
+static int wait_row(int n, const char *const *v, void *payload)
+{
+    struct waits *w = payload;
+    int64_t ms;
+    int k;
+
+    if (n < 4 || !v[0] || !v[3])
+        return 0;
+    if (strcmp(v[0], w->cq) != 0) {
+        hist_flush(&w->h[0], w->cq);
+        hist_flush(&w->h[1], w->cq);
+        snprintf(w->cq, sizeof(w->cq), "%s", v[0]);
+    }
+    ms = strtoll(v[3], NULL, 10);
+    for (k = 0; k < 2; k++)
+        if (v[1 + k] && strcmp(v[1 + k], "1") == 0)
+            hist_observe(&w->h[k], ms);
+    return w->h[0].out.failed || w->h[1].out.failed ? GQ_ENOMEM : 0;
+}
+
+/*
+ * Each quota reservation and each admission, with the time since the
+ * workload last became pending (created, evicted and requeued, or
+ * reactivated): Kueue's "created or requeued". One indexed lookup per event
+ * (events_object): a third of the cost of a window over all the events.
+ */
+static const char waits_sql[] =
+    "SELECT w.cluster_queue, e.reason = 'QuotaReserved', "
+    "e.to_state = 'admitted' AND e.from_state IN ('pending', 'reserved'), "
+    "e.at - (SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' "
+    "AND p.to_state = 'pending' AND p.id < e.id) AS wait "
+    "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "
+    "AND (e.reason = 'QuotaReserved' OR (e.to_state = 'admitted' "
+    "AND e.from_state IN ('pending', 'reserved'))) AND w.cluster_queue IS NOT NULL "
+    "AND wait IS NOT NULL ORDER BY w.cluster_queue";
+
+static int emit_histograms(struct gq_store *st, struct metrics *m, gq_error *err)
+{
+    struct waits w;
+    int k, rc;
+
+    memset(&w, 0, sizeof(w));
+    w.h[0].name = "kueue_quota_reserved_wait_time_seconds";
+    w.h[0].help = "The time between a workload was created or requeued until it got quota "
+                  "reservation, per 'cluster_queue'";
+    w.h[1].name = "kueue_admission_wait_time_seconds";
+    w.h[1].help = "The time between a workload was created or requeued until admission, per "
+                  "'cluster_queue'";
+    rc = gq__store_query(st, waits_sql, NULL, 0, wait_row, &w, err);
+    for (k = 0; k < 2; k++) {
+        hist_flush(&w.h[k], w.cq);
+        family_header(&m->b, w.h[k].name, "histogram", w.h[k].help);
+        if (w.h[k].out.p)
+            buf_add(&m->b, w.h[k].out.p, w.h[k].out.len);
+        if (w.h[k].out.failed)
+            m->b.failed = true;
+        free(w.h[k].out.p);
+    }
+    return rc == GQ_OK && m->b.failed ? GQ_ENOMEM : rc;
+}
+
+/* ------------------------------------------------- ClusterQueue status */
+
+/* One of Kueue's three statuses is 1: active, or pending when the queue cannot admit. */
+static int status_row(const gq_object_info *o, void *payload)
+{
+    static const char *const labels[] = {"cluster_queue", "status"};
+    static const char *const statuses[] = {"pending", "active", "terminating"};
+    struct buf *b = payload;
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        const char *values[] = {o->name, statuses[i]};
+
+        sample_start(b, "kueue_cluster_queue_status", labels, values, 2, NULL);
+        buf_printf(b, " %d\n", i == (o->inactive ? 0u : 1u));
+    }
+    return b->failed ? GQ_ENOMEM : 0;
+}
+
+/* Runs inside metrics_txn's snapshot: gq_object_list reads through the same connection. */
+static int emit_status(gq_db *db, struct metrics *m, gq_error *err)
+{
+    family_header(&m->b, "kueue_cluster_queue_status", "gauge",
+                  "Reports 'cluster_queue' with its 'status' (with possible values 'pending', "
+                  "'active' or 'terminating'). For a ClusterQueue, the metric only reports a "
+                  "value of 1 for one of the statuses.");
+    return gq_object_list(db, "clusterqueue", NULL, status_row, &m->b, err);
+}
+
+/* ---------------------------------------------------------- gq_metrics_text */
+
+struct metrics_args {
+    gq_db *db;
+    struct metrics *m;
+};
+
+static int metrics_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct metrics_args *a = payload;
+    struct metrics *m = a->m;
+    int rc;
+
+    m->b.len = 0; /* a retried snapshot starts over */
+    if (m->b.p)
+        m->b.p[0] = '\0';
+    snprintf(m->now, sizeof(m->now), "%lld", (long long)gq__store_now(st));
+    if ((rc = emit_families(st, m, counts, sizeof(counts) / sizeof(counts[0]), err)) != GQ_OK ||
+        (rc = emit_histograms(st, m, err)) != GQ_OK || (rc = emit_status(a->db, m, err)) != GQ_OK)
+        return rc;
+    return emit_families(st, m, resources, sizeof(resources) / sizeof(resources[0]), err);
+}
+
+int gq_metrics_text(char **out, gq_db *db, gq_error *err)
+{
+    struct metrics m;
+    struct metrics_args a = {db, &m};
+    int rc;
+
+    GQ_ASSERT_ARG(out && db);
+    *out = NULL;
+    memset(&m, 0, sizeof(m));
+    rc = gq__store_read(db->st, metrics_txn, &a, err);
+    if (rc != GQ_OK) {
+        free(m.b.p);
+        return m.b.failed ? gq__error(err, GQ_ENOMEM, "out of memory") : rc;
+    }
+    return buf_finish(&m.b, out, err);
+}
+
+/* ---------------------------------------------------------- gq_pending_json */
+
+/* One pending workload of the page, its strings copied out of the walk. */
+struct pending_item {
+    char *ns, *name, *lq, *job_kind, *job_name, *uid; /* owned */
+    int64_t priority, pos_cq, pos_lq, created_ms;
+};
+
+struct pending {
+    gq_db *db;
+    const char *cq, *ns, *lq; /* the queue asked about: cq, or ns and lq */
+    int64_t offset, limit;
+    struct pending_item *v; /* the page, in walk order until sorted */
+    size_t n, cap;
+    bool failed;
+};
+
+static void pending_clear(struct pending *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->n; i++) {
+        free(p->v[i].ns);
+        free(p->v[i].name);
+        free(p->v[i].lq);
+        free(p->v[i].job_kind);
+        free(p->v[i].job_name);
+        free(p->v[i].uid);
+    }
+    p->n = 0;
+    p->failed = false;
+}
+
+/* The position that orders this page: in the ClusterQueue, or in the LocalQueue. */
+static int64_t page_key(const struct pending *p, int64_t pos_cq, int64_t pos_lq)
+{
+    return p->cq ? pos_cq : pos_lq;
+}
+
+static int pending_row(const gq_workload_info *wl, void *payload)
+{
+    struct pending *p = payload;
+    int64_t key = page_key(p, wl->position_cq, wl->position);
+    struct pending_item *it;
+
+    if (key < 0 || key < p->offset || key - p->offset >= p->limit)
+        return 0;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+
+        if (!(it = realloc(p->v, cap * sizeof(*it)))) {
+            p->failed = true;
+            return GQ_ENOMEM;
+        }
+        p->v = it;
+        p->cap = cap;
+    }
+    it = &p->v[p->n++];
+    it->ns = gq__strdup(wl->namespace);
+    it->name = gq__strdup(wl->name);
+    it->lq = gq__strdup(wl->local_queue);
+    it->job_kind = gq__strdup(wl->job_kind);
+    it->job_name = gq__strdup(wl->job_name);
+    it->uid = gq__strdup(wl->uid);
+    it->priority = wl->priority;
+    it->pos_cq = wl->position_cq;
+    it->pos_lq = wl->position;
+    it->created_ms = wl->created_ms;
+    if (!it->ns || !it->name || !it->job_kind || !it->job_name || !it->uid ||
+        (wl->local_queue && !it->lq))
+        p->failed = true;
+    return p->failed ? GQ_ENOMEM : 0;
+}
+
+static int pending_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct pending *p = payload;
+    gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
+
+    pending_clear(p); /* a retried snapshot starts over */
+    if (p->cq && !gq__store_object_exists(st, GQ_KIND_CLUSTER_QUEUE, NULL, p->cq))
+        return gq__error(err, GQ_ENOTFOUND, "clusterqueues.kueue.x-k8s.io \"%s\" not found", p->cq);
+    if (!p->cq && !gq__store_object_exists(st, GQ_KIND_LOCAL_QUEUE, p->ns, p->lq))
+        return gq__error(err, GQ_ENOTFOUND, "localqueues.kueue.x-k8s.io \"%s\" not found", p->lq);
+    f.state = "pending";
+    f.cluster_queue = p->cq;
+    f.namespace = p->ns;
+    f.local_queue = p->lq;
+    return gq_workload_list(p->db, &f, pending_row, p, err);
+}
+
+static int by_cq_position(const void *a, const void *b)
+{
+    const struct pending_item *x = a, *y = b;
+
+    return (x->pos_cq > y->pos_cq) - (x->pos_cq < y->pos_cq);
+}
+
+/* Kueue copies the Workload's owner references: for a Job, the Job. */
+static void owner_json(struct buf *b, const struct pending_item *it)
+{
+    if (strcmp(it->job_kind, "Job") != 0)
+        return;
+    buf_str(b, ",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":");
+    buf_json(b, it->job_name);
+    buf_str(b, ",\"uid\":");
+    buf_json(b, it->uid);
+    buf_str(b, ",\"controller\":true,\"blockOwnerDeletion\":true}]");
+}
+
+static void item_json(struct buf *b, const struct pending_item *it)
+{
+    char created[GQ_RFC3339_BUFSIZE];
+
+    buf_str(b, "{\"metadata\":{\"name\":");
+    buf_json(b, it->name);
+    buf_str(b, ",\"namespace\":");
+    buf_json(b, it->ns);
+    buf_printf(b, ",\"creationTimestamp\":\"%s\"", gq__rfc3339(created, it->created_ms));
+    owner_json(b, it);
+    buf_printf(b, "},\"priority\":%lld,\"localQueueName\":", (long long)it->priority);
+    buf_json(b, it->lq ? it->lq : "");
+    buf_printf(b, ",\"positionInClusterQueue\":%lld,\"positionInLocalQueue\":%lld}",
+               (long long)it->pos_cq, (long long)it->pos_lq);
+}
+
+static int pending_render(struct pending *p, char **out, gq_error *err)
+{
+    struct buf b = {NULL, 0, 0, false};
+    size_t i;
+
+    /* Within one LocalQueue the ClusterQueue's order is the LocalQueue's order too. */
+    qsort(p->v, p->n, sizeof(*p->v), by_cq_position);
+    buf_str(&b, "{\"kind\":\"PendingWorkloadsSummary\","
+                "\"apiVersion\":\"visibility.kueue.x-k8s.io/v1beta1\",\"metadata\":{},"
+                "\"items\":[");
+    for (i = 0; i < p->n; i++) {
+        if (i)
+            buf_str(&b, ",");
+        item_json(&b, &p->v[i]);
+    }
+    buf_str(&b, "]}\n");
+    return buf_finish(&b, out, err);
+}
+
+int gq_pending_json(char **out,
+                    gq_db *db,
+                    const char *cluster_queue,
+                    const char *namespace,
+                    const char *local_queue,
+                    int64_t offset,
+                    int64_t limit,
+                    gq_error *err)
+{
+    struct pending p;
+    int rc;
+
+    GQ_ASSERT_ARG(out && db);
+    *out = NULL;
+    if (!cluster_queue == !(namespace && local_queue) ||
+        (cluster_queue && (namespace || local_queue)))
+        return gq__error(err, GQ_EINVALID,
+                         "want a cluster queue, or a namespace and a local queue");
+    if (offset < 0 || limit < 0)
+        return gq__error(err, GQ_EINVALID, "invalid %s %lld: want 0 or more",
+                         offset < 0 ? "offset" : "limit", (long long)(offset < 0 ? offset : limit));
+    memset(&p, 0, sizeof(p));
+    p.db = db;
+    p.cq = cluster_queue;
+    p.ns = namespace;
+    p.lq = local_queue;
+    p.offset = offset;
+    p.limit = limit ? limit : GQ_PENDING_LIMIT_DEFAULT;
+    rc = gq__store_read(db->st, pending_txn, &p, err);
+    if (rc != GQ_OK && p.failed)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_OK)
+        rc = pending_render(&p, out, err);
+    pending_clear(&p);
+    free(p.v);
+    return rc;
+}

@@ -1,0 +1,414 @@
+/*
+ * sync.c: cluster mode's loop (gq_cluster_run; the shape is in sync.h). The
+ * ProvisioningRequests gpuq owns are watched here too: their status lands
+ * in provisioning_requests.status, where the engine's check sync reads it
+ * exactly as it reads the simulated cluster's.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "error.h"
+#include "store.h"
+#include "sync.h"
+#include "util.h"
+
+#define POLL_SYNCED_MS 200    /* how long one poll waits for watch events */
+#define SCHEDULE_EVERY_MS 1000 /* cycles also run this often for time-based requeues */
+#define KUEUE "kueue.x-k8s.io/v1beta1"
+
+/* --------------------------------------------------------------- helpers */
+
+json_object *gq__js_get(json_object *o, const char *path)
+{
+    char key[128];
+    const char *dot;
+    size_t n;
+
+    while (o && path && *path) {
+        dot = strchr(path, '.');
+        n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof(key) || !json_object_is_type(o, json_type_object))
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        if (!json_object_object_get_ex(o, key, &o))
+            return NULL;
+        path = dot ? dot + 1 : NULL;
+    }
+    return o;
+}
+
+/* A string at path; for a map with dotted keys (labels), pass the map and the key. */
+const char *gq__js_str(json_object *o, const char *path)
+{
+    json_object *v = NULL;
+
+    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, path, &v))
+        return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    v = gq__js_get(o, path);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+json_object *gq__js_condition_true(json_object *o, const char *type)
+{
+    json_object *conds = gq__js_get(o, "status.conditions");
+    size_t i, n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+
+    for (i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = gq__js_str(c, "type"), *st = gq__js_str(c, "status");
+
+        if (t && st && strcmp(t, type) == 0 && strcmp(st, "True") == 0)
+            return c;
+    }
+    return NULL;
+}
+
+bool gq__js_condition(json_object *o, const char *type)
+{
+    return gq__js_condition_true(o, type) != NULL;
+}
+
+void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, const char *level, const char *kind,
+                      const char *ns, const char *name, const char *what, const char *fmt,
+                      va_list ap)
+{
+    gq_cluster_event e;
+    char msg[512];
+
+    if (!fn)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    e.at_ms = gq__now_ms();
+    e.level = level;
+    e.kind = kind;
+    e.namespace = ns;
+    e.name = name;
+    e.what = what;
+    e.message = msg[0] ? msg : NULL;
+    fn(&e, payload);
+}
+
+void gq__sync_log(struct gq_sync *s, const char *level, const char *kind, const char *ns,
+                  const char *name, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gq__cluster_logv(s->o.log, s->o.log_payload, level, kind, ns, name, what, fmt, ap);
+    va_end(ap);
+}
+
+void gq__crash_point(const char *name)
+{
+#ifdef GQ_TEST_HOOKS
+    const char *at = getenv("GQ_CRASH_AT");
+
+    if (at && strcmp(at, name) == 0) {
+        fprintf(stderr, "gpuqd: crash point %s\n", name);
+        _exit(137);
+    }
+#else
+    (void)name;
+#endif
+}
+
+/* ------------------------------------------------- ProvisioningRequests */
+
+static int provreq_status(struct gq_sync *s, json_object *pr)
+{
+    const char *ns = gq__js_str(pr, "metadata.namespace"), *name = gq__js_str(pr, "metadata.name");
+    const char *uid = gq__js_str(pr, "metadata.uid");
+    json_object *status = gq__js_get(pr, "status");
+
+    if (!ns || !name || !uid || !status)
+        return GQ_OK;
+    s->changes++;
+    return gq__store_kube_provreq_status(s->st, ns, name, uid,
+                                         json_object_to_json_string_ext(status,
+                                                                        JSON_C_TO_STRING_PLAIN),
+                                         &s->callback_err);
+}
+
+struct pr_batch {
+    struct gq_sync *s;
+    json_object *items;
+};
+
+static int provreqs_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct pr_batch *b = payload;
+    size_t i, n = json_object_array_length(b->items);
+    int rc = GQ_OK;
+
+    (void)st;
+    (void)err;
+    for (i = 0; rc == GQ_OK && i < n; i++)
+        rc = provreq_status(b->s, json_object_array_get_idx(b->items, i));
+    return rc;
+}
+
+static int provreqs_replace(json_object *items, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+    struct pr_batch b = {f->s, items};
+
+    return gq__store_write(f->s->st, provreqs_txn, &b, &f->s->callback_err);
+}
+
+static int provreqs_event(const char *type, json_object *obj, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+    struct pr_batch b = {f->s, json_object_new_array()};
+    int rc;
+
+    if (strcmp(type, "DELETED") == 0) {
+        json_object_put(b.items);
+        return GQ_OK; /* a deletion the outbox made, or someone's: nothing to read */
+    }
+    json_object_array_add(b.items, json_object_get(obj));
+    rc = gq__store_write(f->s->st, provreqs_txn, &b, &f->s->callback_err);
+    json_object_put(b.items);
+    return rc;
+}
+
+/* ------------------------------------------------------------- informers */
+
+struct collection {
+    const char *path;
+    const char *selector;
+    bool optional;     /* a CRD the cluster may not have: its absence does not block */
+    const char *api_version, *kind;
+};
+
+static const struct collection collections[GQ_INF_COUNT] = {
+    [GQ_INF_NAMESPACES] = {"/api/v1/namespaces", NULL, false, "v1", "Namespace"},
+    [GQ_INF_JOBS] = {"/apis/batch/v1/jobs", GQ_SYNC_QUEUE_LABEL, false, "batch/v1", "Job"},
+    [GQ_INF_PROVREQS] = {"/apis/autoscaling.x-k8s.io/v1/provisioningrequests",
+                         GQ_SYNC_MANAGED_LABEL "=true", true, "autoscaling.x-k8s.io/v1",
+                         "ProvisioningRequest"},
+    [GQ_INF_FLAVORS] = {"/apis/kueue.x-k8s.io/v1beta1/resourceflavors", NULL, true, KUEUE,
+                        "ResourceFlavor"},
+    [GQ_INF_COHORTS] = {"/apis/kueue.x-k8s.io/v1beta1/cohorts", NULL, true, KUEUE, "Cohort"},
+    [GQ_INF_CLUSTERQUEUES] = {"/apis/kueue.x-k8s.io/v1beta1/clusterqueues", NULL, true, KUEUE,
+                              "ClusterQueue"},
+    [GQ_INF_LOCALQUEUES] = {"/apis/kueue.x-k8s.io/v1beta1/localqueues", NULL, true, KUEUE,
+                            "LocalQueue"},
+    [GQ_INF_PRIORITIES] = {"/apis/kueue.x-k8s.io/v1beta1/workloadpriorityclasses", NULL, true,
+                           KUEUE, "WorkloadPriorityClass"},
+    [GQ_INF_CHECKS] = {"/apis/kueue.x-k8s.io/v1beta1/admissionchecks", NULL, true, KUEUE,
+                       "AdmissionCheck"},
+    [GQ_INF_CONFIGS] = {"/apis/kueue.x-k8s.io/v1beta1/provisioningrequestconfigs", NULL, true,
+                        KUEUE, "ProvisioningRequestConfig"},
+};
+
+/*
+ * A list's items carry no apiVersion or kind for built-in types (the List
+ * says them once); the decoders need both, so each item gets them back.
+ */
+void gq__sync_typed(const struct gq_sync_feed *f, json_object *items)
+{
+    const struct collection *c = &collections[f->which];
+    size_t i, n = json_object_array_length(items);
+
+    for (i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(items, i);
+
+        if (!json_object_object_get_ex(o, "apiVersion", NULL))
+            json_object_object_add(o, "apiVersion", json_object_new_string(c->api_version));
+        if (!json_object_object_get_ex(o, "kind", NULL))
+            json_object_object_add(o, "kind", json_object_new_string(c->kind));
+    }
+}
+
+static int informers_new(struct gq_sync *s, gq_error *err)
+{
+    static const struct gq_kube_informer_ops jobs = {gq__sync_jobs_replace, gq__sync_jobs_event};
+    static const struct gq_kube_informer_ops prs = {provreqs_replace, provreqs_event};
+    static const struct gq_kube_informer_ops objects = {gq__sync_objects_replace,
+                                                        gq__sync_objects_event};
+    int i, rc;
+
+    for (i = 0; i < GQ_INF_COUNT; i++) {
+        const struct gq_kube_informer_ops *ops =
+            i == GQ_INF_JOBS ? &jobs : i == GQ_INF_PROVREQS ? &prs : &objects;
+
+        s->feed[i].s = s;
+        s->feed[i].which = (enum gq_sync_informer)i;
+        if ((rc = gq__kube_informer_new(&s->inf[i], s->k, collections[i].path,
+                                        collections[i].selector, ops, &s->feed[i], err)) != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
+}
+
+/* Every collection listed once; an absent CRD counts as listed (nothing to list). */
+static bool all_synced(struct gq_sync *s)
+{
+    int i;
+
+    for (i = 0; i < GQ_INF_COUNT; i++)
+        if (!gq__kube_informer_synced(s->inf[i]) &&
+            !(collections[i].optional && gq__kube_informer_problem(s->inf[i])))
+            return false;
+    return true;
+}
+
+/* -------------------------------------------------------------- the loop */
+
+static int on_change(const gq_schedule_change *c, void *payload)
+{
+    struct gq_sync *s = payload;
+
+    if (strcmp(c->what, "pending") != 0)
+        gq__sync_log(s, "info", "Workload", c->namespace, c->job_name, c->what, "%s%s%s",
+                     c->cluster_queue ? c->cluster_queue : "", c->flavors ? " " : "",
+                     c->flavors ? c->flavors : (c->message ? c->message : ""));
+    return 0;
+}
+
+static int schedule(struct gq_sync *s, gq_error *err)
+{
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+
+    so.cycles = 0;
+    so.until_stable = true;
+    return gq__engine_schedule(s->db, &so, on_change, s, NULL, err);
+}
+
+static int apply_config(struct gq_sync *s, gq_error *err)
+{
+    gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
+    int rc;
+
+    if (!s->o.config)
+        return GQ_OK;
+    if ((rc = gq_apply_path(s->db, s->o.config, &o, NULL, NULL, err)) == GQ_OK)
+        gq__sync_log(s, "info", "Sync", NULL, s->o.config, "configured", "queue objects applied");
+    return rc;
+}
+
+static bool stopping(const struct gq_sync *s)
+{
+    return s->o.stop && *s->o.stop;
+}
+
+/* One turn: leadership, the informers, admission, the outbox. */
+static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
+{
+    bool was_leader = s->leader;
+    int rc;
+
+    if (s->o.leader_elect && (rc = gq__sync_lease(s, err)) != GQ_OK)
+        return rc;
+    if (was_leader && !s->leader)
+        return gq__error(err, GQ_ECONFLICT, "lost the lease %s/%s: stopping all writes",
+                         s->lease_ns, s->o.lease_name);
+    s->callback_err.code = 0;
+    if ((rc = gq__kube_poll(s->k, s->synced ? POLL_SYNCED_MS : 50, err)) != GQ_OK) {
+        if (err && s->callback_err.code)
+            *err = s->callback_err;
+        return rc;
+    }
+    if (!s->synced && (s->synced = all_synced(s))) {
+        gq__sync_log(s, "info", "Sync", NULL, NULL, "synced", "first full list of every kind");
+        if (s->o.ready)
+            __atomic_store_n(s->o.ready, 1, __ATOMIC_RELEASE); /* the HTTP thread reads it */
+    }
+    if (!s->synced || !s->leader || stopping(s))
+        return GQ_OK;
+    if (s->changes || gq__mono_us() / 1000 - *last_schedule >= SCHEDULE_EVERY_MS) {
+        s->changes = 0;
+        *last_schedule = gq__mono_us() / 1000;
+        if ((rc = schedule(s, err)) != GQ_OK)
+            return rc;
+    }
+    return gq__sync_outbox(s, err);
+}
+
+static int loop(struct gq_sync *s, gq_error *err)
+{
+    int64_t last_schedule = 0;
+    int rc;
+
+    while (!stopping(s)) {
+        if (s->o.reload && *s->o.reload) {
+            *s->o.reload = 0;
+            if ((rc = apply_config(s, err)) != GQ_OK)
+                gq__sync_log(s, "error", "Sync", NULL, s->o.config, "reload-failed", "%s",
+                             err->msg);
+            s->changes++;
+        }
+        if ((rc = turn(s, &last_schedule, err)) != GQ_OK)
+            return rc;
+    }
+    return GQ_OK;
+}
+
+static int sync_open(struct gq_sync *s, gq_db *db, const gq_cluster_options *o, gq_error *err)
+{
+    struct gq_kube_config_opts co = {o->target.kubeconfig, o->target.context, o->target.ns,
+                                     o->target.in_cluster};
+    struct gq_kube_config cfg;
+    struct gq_kube_limits lim = GQ_KUBE_LIMITS_INIT;
+    char host[64] = "gpuqd";
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    s->db = db;
+    s->st = db->st;
+    s->o = *o;
+    if (!s->o.lease_name)
+        s->o.lease_name = "gpuqd-leader";
+    gethostname(host, sizeof(host) - 1);
+    snprintf(s->identity, sizeof(s->identity), "%s", o->identity ? o->identity : host);
+    if (!o->identity)
+        snprintf(s->identity + strlen(s->identity), sizeof(s->identity) - strlen(s->identity),
+                 "_%ld", (long)getpid());
+    if ((rc = gq__kube_config_load(&cfg, &co, err)) != GQ_OK)
+        return rc;
+    s->lease_ns = gq__strdup(o->lease_namespace ? o->lease_namespace : cfg.namespace);
+    lim.stop = o->stop;
+    if ((rc = gq__kube_open(&s->k, &cfg, &lim, err)) != GQ_OK)
+        return rc;
+    s->leader = !o->leader_elect;
+    return informers_new(s, err);
+}
+
+static void sync_close(struct gq_sync *s)
+{
+    int i;
+
+    if (s->o.leader_elect && s->leader && s->k)
+        gq__sync_lease_release(s);
+    for (i = 0; i < GQ_INF_COUNT; i++)
+        gq__kube_informer_free(s->inf[i]);
+    gq__kube_close(s->k);
+    gq__sync_lease_free(&s->lease);
+    free(s->lease_ns);
+}
+
+int gq_cluster_run(gq_db *db, const gq_cluster_options *opts, gq_error *err)
+{
+    struct gq_sync s;
+    int rc;
+
+    if (!db || !opts)
+        return gq__error(err, GQ_EINVALID, "no database or options");
+    if (opts->version != GQ_CLUSTER_OPTIONS_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_cluster_options version %u is not supported",
+                         opts->version);
+    if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK) {
+        gq__sync_log(&s, "info", "Sync", NULL, s.identity, "started", "API server %s",
+                     gq__kube_config(s.k)->server);
+        gq__engine_hold_wal(s.st, true);
+        rc = loop(&s, err);
+        gq__engine_hold_wal(s.st, false);
+    }
+    sync_close(&s);
+    return rc;
+}

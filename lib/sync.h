@@ -1,0 +1,124 @@
+/*
+ * sync.h: cluster mode's reconciler (gpuqueue/cluster.h), shared by sync*.c.
+ * Internal.
+ *
+ * One loop, one thread:
+ *   1. gq__kube_poll: the informers' lists and watch events land in the
+ *      database, each batch in one transaction (sync_jobs.c, sync_objects.c);
+ *   2. once every informer has listed: admission cycles (the engine), only
+ *      on the leader;
+ *   3. the outbox (sync_outbox.c): what the database says should exist in
+ *      the cluster and does not yet, done call by call, each result recorded
+ *      in its own transaction; never a transaction held across a call;
+ *   4. the Lease renewed (sync_lease.c).
+ * Informer callbacks never call the API (libcurl forbids a transfer inside
+ * another's callback): they record, and step 3 acts.
+ */
+#ifndef GQ_SYNC_H
+#define GQ_SYNC_H
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "gpuqueue/cluster.h"
+#include "kube.h"
+
+#define GQ_SYNC_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define GQ_SYNC_MANAGED_LABEL "kueue.x-k8s.io/managed"
+#define GQ_SYNC_ADMISSION_ANNOTATION "gpuq.dev/admission"
+
+enum gq_sync_informer {
+    GQ_INF_NAMESPACES,
+    GQ_INF_JOBS,
+    GQ_INF_PROVREQS,
+    GQ_INF_FLAVORS,
+    GQ_INF_COHORTS,
+    GQ_INF_CLUSTERQUEUES,
+    GQ_INF_LOCALQUEUES,
+    GQ_INF_PRIORITIES,
+    GQ_INF_CHECKS,
+    GQ_INF_CONFIGS,
+    GQ_INF_COUNT
+};
+
+struct gq_sync;
+
+/* What one informer's callbacks need: the sync and which collection. */
+struct gq_sync_feed {
+    struct gq_sync *s;
+    enum gq_sync_informer which;
+};
+
+struct gq_lease {
+    char *holder;           /* holderIdentity last seen */
+    char *rv;               /* the Lease's resourceVersion last seen */
+    char *acquire_time;     /* kept across renewals */
+    int64_t transitions;
+    int64_t observed_mono;  /* monotonic ms when the record last changed */
+    int64_t duration_ms;    /* the holder's leaseDurationSeconds */
+    int64_t renewed_mono;   /* monotonic ms of our last successful renewal */
+    int64_t next_mono;      /* when to try next */
+};
+
+struct gq_sync {
+    gq_db *db;
+    struct gq_store *st;
+    struct gq_kube *k;
+    gq_cluster_options o;
+    struct gq_kube_informer *inf[GQ_INF_COUNT];
+    struct gq_sync_feed feed[GQ_INF_COUNT];
+    bool synced;            /* every informer has listed once (or its CRD is absent) */
+    bool leader;
+    struct gq_lease lease;
+    char identity[160];
+    char *lease_ns;
+    uint64_t changes;       /* database changes made by the informers since the last step */
+    int callback_rc;
+    gq_error callback_err;
+};
+
+/* One log line (through the caller's log function). */
+void gq__sync_log(struct gq_sync *s, const char *level, const char *kind, const char *ns,
+                  const char *name, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* JSON helpers for API objects: a dotted path's value, or NULL. */
+json_object *gq__js_get(json_object *o, const char *path);
+const char *gq__js_str(json_object *o, const char *path);
+/* The status.conditions entry of type whose status is "True", or NULL; and as a bool. */
+json_object *gq__js_condition_true(json_object *o, const char *type);
+bool gq__js_condition(json_object *o, const char *type);
+
+/* One log line through a gq_cluster_log_fn (fn may be NULL). */
+void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, const char *level, const char *kind,
+                      const char *ns, const char *name, const char *what, const char *fmt,
+                      va_list ap) __attribute__((format(printf, 8, 0)));
+
+/* Give a list's items the apiVersion and kind the List left out. */
+void gq__sync_typed(const struct gq_sync_feed *f, json_object *items);
+
+/* Informer callbacks (payload: struct gq_sync_feed). */
+int gq__sync_jobs_replace(json_object *items, void *payload);
+int gq__sync_jobs_event(const char *type, json_object *obj, void *payload);
+int gq__sync_objects_replace(json_object *items, void *payload);
+int gq__sync_objects_event(const char *type, json_object *obj, void *payload);
+
+/* Observe one Job object (inside the caller's write transaction). */
+int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err);
+
+/* Step 3: every side effect the database asks for. */
+int gq__sync_outbox(struct gq_sync *s, gq_error *err);
+
+/* Step 4: try to take or renew the Lease when due; s->leader tells the result. */
+int gq__sync_lease(struct gq_sync *s, gq_error *err);
+/* Let go of the Lease on a clean exit (so a standby takes over at once). */
+void gq__sync_lease_release(struct gq_sync *s);
+void gq__sync_lease_free(struct gq_lease *l);
+
+/* Test builds: exit at once (status 137) when GQ_CRASH_AT names this point. */
+void gq__crash_point(const char *name);
+
+#endif

@@ -1,0 +1,319 @@
+/*
+ * sync_jobs.c: labelled Jobs, as the informer sees them, into workload
+ * records keyed by the Job's UID (reference §7 rule 4; Kueue #1726).
+ *
+ *  - a new suspended Job with the queue label queues as Kueue's job
+ *    controller would queue it (the same decoding and naming as `gpuq
+ *    apply`, with the server's UID);
+ *  - a Job carrying gpuq.dev/admission and no longer suspended was admitted
+ *    by a gpuqd before this one: it is recorded running, its quota counted
+ *    from the annotation (a fresh database rebuilds usage from the cluster);
+ *  - a labelled Job running without admission is reported, and suspended by
+ *    the outbox unless the policy says only report (Kueue #412);
+ *  - a finished or failed Job releases its quota once (terminal states are
+ *    never requeued: Kueue #1654); a Job already finished when first seen
+ *    reserves nothing;
+ *  - a Job that left its queue (label removed: the watch says DELETED while
+ *    it exists) gives back a reservation it has not used, and is not
+ *    admitted again; a running one keeps its quota until it ends;
+ *  - a Job deleted (DELETED with its label, or absent from a relist) is
+ *    marked gone and confirmed by a GET before anything is released;
+ *  - a Job re-created under the same name (new UID) closes the old record
+ *    first (catalogue A22).
+ * Objects with a deletionTimestamp are not queued (Kueue #15148).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "error.h"
+#include "manifest_load.h"
+#include "store.h"
+#include "sync.h"
+#include "util.h"
+
+#define LIVE_STATES "('pending', 'reserved', 'admitted', 'running', 'deactivated')"
+
+struct job_view {
+    json_object *obj;
+    const char *uid, *ns, *name, *rv, *queue;
+    bool suspended, finished, deleting, admitted;
+};
+
+static void view(json_object *obj, struct job_view *v)
+{
+    json_object *susp = gq__js_get(obj, "spec.suspend");
+
+    memset(v, 0, sizeof(*v));
+    v->obj = obj;
+    v->uid = gq__js_str(obj, "metadata.uid");
+    v->ns = gq__js_str(obj, "metadata.namespace");
+    v->name = gq__js_str(obj, "metadata.name");
+    v->rv = gq__js_str(obj, "metadata.resourceVersion");
+    v->queue = gq__js_str(gq__js_get(obj, "metadata.labels"), GQ_SYNC_QUEUE_LABEL);
+    v->suspended = susp && json_object_get_boolean(susp);
+    v->finished = gq__js_condition(obj, "Complete") || gq__js_condition(obj, "Failed");
+    v->deleting = gq__js_get(obj, "metadata.deletionTimestamp") != NULL;
+    v->admitted = gq__js_str(gq__js_get(obj, "metadata.annotations"),
+                             GQ_SYNC_ADMISSION_ANNOTATION) != NULL;
+}
+
+struct row {
+    int64_t id;
+    char state[16];
+    char name[256];
+};
+
+/* Columns: id, state, name. */
+static int row_cb(int n, const char *const *v, void *payload)
+{
+    struct row *r = payload;
+
+    (void)n;
+    r->id = strtoll(v[0], NULL, 10);
+    snprintf(r->state, sizeof(r->state), "%s", v[1]);
+    snprintf(r->name, sizeof(r->name), "%s", v[2]);
+    return 0;
+}
+
+static int lookup(struct gq_store *st, const char *uid, struct row *r, gq_error *err)
+{
+    static const char sql[] = "SELECT id, state, name FROM workloads WHERE uid = ?1";
+
+    r->id = 0;
+    return gq__store_query(st, sql, &uid, 1, row_cb, r, err);
+}
+
+static int close_workload(struct gq_sync *s, const struct row *r, const char *ns,
+                          const char *to, const char *reason, const char *message,
+                          gq_error *err)
+{
+    int64_t now = gq__store_now(s->st);
+    bool closed;
+    int rc;
+
+    rc = gq__store_kube_close(s->st, r->id, to, reason, message, now, &closed, err);
+    if (rc != GQ_OK || !closed)
+        return rc;
+    s->changes++;
+    gq__sync_log(s, "info", "Workload", ns, r->name, "released", "%s", message);
+    return gq__store_event(s->st, "Workload", ns, r->name, NULL, "Normal", reason, message,
+                           r->state, to, now, err);
+}
+
+/*
+ * The Job's manifest as the workload keeps it: the labels the Job controller
+ * adds to its pod template stripped (Kueue does the same), so that the
+ * pristine template is the user's.
+ */
+static char *pristine_text(json_object *obj)
+{
+    static const char *const managed[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
+                                          "job-name", "batch.kubernetes.io/job-name"};
+    json_object *copy = NULL, *labels, *spec;
+    char *text;
+    size_t i;
+
+    if (json_object_deep_copy(obj, &copy, NULL) != 0)
+        return NULL;
+    labels = gq__js_get(copy, "spec.template.metadata.labels");
+    for (i = 0; labels && i < sizeof(managed) / sizeof(*managed); i++)
+        json_object_object_del(labels, managed[i]);
+    if ((spec = gq__js_get(copy, "spec")))
+        json_object_object_del(spec, "selector");
+    json_object_object_del(copy, "status");
+    text = gq__strdup(json_object_to_json_string_ext(copy, JSON_C_TO_STRING_PLAIN));
+    json_object_put(copy);
+    return text;
+}
+
+/* Queue a new Job: decoded and named as `gpuq apply` does, keyed by the server's UID. */
+static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
+{
+    gq_apply_options opts = GQ_APPLY_OPTIONS_INIT;
+    struct gq_object obj;
+    char *text = pristine_text(v->obj);
+    int rc;
+
+    if (!text)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    memset(&obj, 0, sizeof(obj));
+    rc = gq__manifest_load(NULL, text, strlen(text), "job", NULL, NULL, gq__take_object, &obj,
+                           err);
+    free(text);
+    if (rc != GQ_OK) {
+        gq__sync_log(s, "warning", "Job", v->ns, v->name, "invalid", "%s", err ? err->msg : "");
+        return GQ_OK; /* a Job gpuq cannot read stays suspended and is reported */
+    }
+    rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), err);
+    gq__apply_forget(s->db); /* its LocalQueue cache lives for one transaction */
+    gq__object_clear(&obj);
+    if (rc == GQ_OK)
+        s->changes++;
+    return rc;
+}
+
+/* A different, live record for the same ns/name: the Job was deleted and re-created. */
+static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error *err)
+{
+    static const char sql[] = "SELECT id, state, name FROM workloads WHERE namespace = ?1 "
+                              "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
+                              "AND state IN " LIVE_STATES;
+    const char *params[] = {v->ns, v->name, v->uid};
+    struct row r = {0, "", ""};
+    int rc;
+
+    if ((rc = gq__store_query(s->st, sql, params, 3, row_cb, &r, err)) != GQ_OK || !r.id)
+        return rc;
+    return close_workload(s, &r, v->ns, "cancelled", "JobReplaced",
+                          "the Job was deleted and re-created with a new UID", err);
+}
+
+static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err)
+{
+    struct row r;
+    int rc;
+
+    if (!v->queue || v->finished || v->deleting)
+        return GQ_OK; /* nothing to account: never queued, or already over */
+    if ((rc = close_replaced(s, v, err)) != GQ_OK || (rc = queue_job(s, v, err)) != GQ_OK ||
+        (rc = lookup(s->st, v->uid, &r, err)) != GQ_OK || !r.id)
+        return rc;
+    if ((rc = gq__store_kube_seen(s->st, r.id, v->rv, v->suspended, err)) != GQ_OK)
+        return rc;
+    if (!v->suspended && v->admitted)
+        return gq__store_start(s->st, r.id, gq__store_now(s->st), err);
+    if (!v->suspended)
+        gq__sync_log(s, "warning", "Job", v->ns, v->name, "unsuspended-without-admission",
+                     "a labelled Job runs without admission: %s",
+                     s->o.suspend_unadmitted ? "it will be suspended" : "reported only");
+    gq__sync_log(s, "info", "Job", v->ns, v->name, "queued", "in LocalQueue %s", v->queue);
+    return GQ_OK;
+}
+
+static int observed(struct gq_sync *s, const struct job_view *v, const struct row *r,
+                    gq_error *err)
+{
+    int rc;
+
+    if ((rc = gq__store_kube_seen(s->st, r->id, v->rv, v->suspended, err)) != GQ_OK)
+        return rc;
+    if (v->finished)
+        return close_workload(s, r, v->ns, "finished",
+                              gq__js_condition(v->obj, "Failed") ? "Failed" : "Succeeded",
+                              "the Job finished", err);
+    if (!v->queue) {
+        if (strcmp(r->state, "running") == 0)
+            return GQ_OK; /* in use: its quota goes when it ends */
+        return close_workload(s, r, v->ns, "cancelled", "QueueLabelRemoved",
+                              "the Job left its queue (label " GQ_SYNC_QUEUE_LABEL " removed)",
+                              err);
+    }
+    if (strcmp(r->state, "admitted") == 0 && !v->suspended && v->admitted) {
+        s->changes++;
+        return gq__store_start(s->st, r->id, gq__store_now(s->st), err);
+    }
+    return GQ_OK;
+}
+
+static int observe(struct gq_sync *s, json_object *obj, gq_error *err)
+{
+    struct job_view v;
+    struct row r;
+    int rc;
+
+    view(obj, &v);
+    if (!v.uid || !v.ns || !v.name)
+        return GQ_OK;
+    if ((rc = lookup(s->st, v.uid, &r, err)) != GQ_OK)
+        return rc;
+    return r.id ? observed(s, &v, &r, err) : first_seen(s, &v, err);
+}
+
+int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err)
+{
+    return observe(s, job, err);
+}
+
+/* A DELETED event: still labelled means really deleted (confirmed later by a GET). */
+static int deleted(struct gq_sync *s, json_object *obj, gq_error *err)
+{
+    struct job_view v;
+    struct row r;
+    int rc;
+
+    view(obj, &v);
+    if (!v.uid || (rc = lookup(s->st, v.uid, &r, err)) != GQ_OK || !r.id)
+        return v.uid ? rc : GQ_OK;
+    if (!v.queue)
+        return observed(s, &v, &r, err);
+    s->changes++;
+    return gq__store_kube_gone(s->st, r.id, err);
+}
+
+struct batch {
+    struct gq_sync *s;
+    json_object *items;   /* replace */
+    const char *type;     /* event */
+    json_object *obj;
+};
+
+static int event_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct batch *b = payload;
+
+    (void)st;
+    if (strcmp(b->type, "DELETED") == 0)
+        return deleted(b->s, b->obj, err);
+    return observe(b->s, b->obj, err);
+}
+
+int gq__sync_jobs_event(const char *type, json_object *obj, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+    struct batch b = {f->s, NULL, type, obj};
+
+    return gq__store_write(f->s->st, event_txn, &b, &f->s->callback_err);
+}
+
+/*
+ * A full list: every Job observed, and every live record whose Job is not in
+ * it marked gone (it was deleted while the watch was down: catalogue A4).
+ */
+static int replace_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    static const char gone[] =
+        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " LIVE_STATES
+        " AND uid NOT IN (SELECT value FROM json_each(?1))";
+    struct batch *b = payload;
+    json_object *uids = json_object_new_array();
+    const char *text;
+    size_t i, n = json_object_array_length(b->items);
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < n; i++) {
+        json_object *job = json_object_array_get_idx(b->items, i);
+        const char *uid = gq__js_str(job, "metadata.uid");
+
+        if (uid)
+            json_object_array_add(uids, json_object_new_string(uid));
+        rc = observe(b->s, job, err);
+    }
+    text = json_object_to_json_string_ext(uids, JSON_C_TO_STRING_PLAIN);
+    if (rc == GQ_OK)
+        rc = gq__store_query(st, gone, &text, 1, NULL, NULL, err);
+    json_object_put(uids);
+    return rc;
+}
+
+int gq__sync_jobs_replace(json_object *items, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+    struct batch b = {f->s, items, NULL, NULL};
+
+    gq__sync_typed(f, items);
+    gq__sync_log(f->s, "info", "Sync", NULL, "jobs", "listed", "%zu labelled Jobs",
+                 json_object_array_length(items));
+    return gq__store_write(f->s->st, replace_txn, &b, &f->s->callback_err);
+}

@@ -1,0 +1,98 @@
+"""Issue 5, acceptance check 3 (catalogue A24, A25): two gpuqd started
+together against the test API server, each with its own identity (its own
+token) and database. One leads, the other waits; SIGKILL of the leader
+hands over once the Lease has not changed for its duration on the
+standby's clock (plus at most two retry periods of polling); SIGTERM hands
+over at once (the Lease is released). The request log shows writes from
+one identity at a time, and the new leader carries the flow on: it adopts
+the request its predecessor created and unsuspends the Job once."""
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Checks, binary  # noqa: E402
+import cluster  # noqa: E402
+from cluster import Daemon, FakeAPI, wait_for  # noqa: E402
+
+LEASE = ["--leader-elect", "--lease-namespace", "default", "--lease-name", "gpuqd-leader"]
+
+
+def leader_of(api):
+    for lease in api.objects("leases", "default"):
+        if lease["metadata"]["name"] == "gpuqd-leader":
+            return lease["spec"].get("holderIdentity")
+    return None
+
+
+def switches(api):
+    """The identities of write requests the server took, in order, runs collapsed."""
+    runs = []
+    for r in cluster.writes(api):
+        if r.get("status", 500) >= 300:
+            continue
+        if r.get("user") in ("alice", "bob") and (not runs or runs[-1][0] != r["user"]):
+            runs.append((r["user"], r["time"]))
+    return runs
+
+
+def main():
+    c = Checks()
+    gpuq = binary()
+    with tempfile.TemporaryDirectory(prefix="gpuq-leader-") as d, \
+            FakeAPI(os.path.join(d, "api"), users=["alice", "bob"], crds=cluster.CRDS) as api:
+        cluster.setup_queues(api)
+        a = Daemon(gpuq, api, os.path.join(d, "a.db"), *LEASE, "--identity", "alice", user="alice")
+        b = Daemon(gpuq, api, os.path.join(d, "b.db"), *LEASE, "--identity", "bob", user="bob")
+        first = wait_for("a leader", lambda: leader_of(api), 20)
+        time.sleep(3)
+        c.check(leader_of(api) == first, f"the leader stays {first}")
+        leader, standby = (a, b) if first == "alice" else (b, a)
+        other = "bob" if first == "alice" else "alice"
+        c.check(leader.get("/readyz")[0] == 200 and standby.get("/readyz")[0] == 200,
+                "both ready (both watch)")
+
+        job = cluster.create_job(api, "ha-job")
+        wait_for("the leader's request", lambda: cluster.pr_of(api, job), 20)
+        lost = [r for r in cluster.writes(api) if r["user"] in ("alice", "bob") and
+                r["user"] != first]
+        c.check(all(r["resource"] == "leases" and r["status"] == 409 for r in lost),
+                f"only the leader wrote while it led (the loser's lease write got 409): {lost}")
+
+        killed = time.time()
+        leader.kill()
+        wait_for("the standby to take over", lambda: leader_of(api) == other, 30)
+        took = time.time() - killed
+        print(f"handover after SIGKILL: {took:.1f} s (lease 15 s, retry 2 s)")
+        c.check(took <= 15 + 2 * 2 + 1, f"handover within the lease duration: {took:.1f} s")
+
+        pr = cluster.pr_of(api, job)
+        cluster.provisioned(api, pr)
+        wait_for("the new leader unsuspends", lambda: cluster.unsuspended(api, "ha-job"), 20)
+        ok = [r for r in api.requests() if r.get("verb") == "patch" and
+              r.get("resource") == "jobs" and r.get("status") == 200]
+        c.check(len(ok) == 1 and ok[0]["user"] == other, f"one unsuspend, by the new leader: {ok}")
+        prs = [r for r in api.requests() if r.get("verb") == "create" and
+               r.get("resource") == "provisioningrequests" and r.get("status") == 201]
+        c.check(len(prs) == 1, f"the request was adopted, not created twice: {len(prs)}")
+        runs = switches(api)
+        c.check(len(runs) == 2 and runs[0][0] == first and runs[1][0] == other and
+                runs[1][1] >= killed, f"writes from one identity at a time: {runs}")
+
+        # A clean stop releases the Lease: the first daemon, restarted, takes over at once.
+        again = Daemon(gpuq, api, os.path.join(d, "again.db"), *LEASE, "--identity", first,
+                       user=first)
+        time.sleep(3)
+        c.check(leader_of(api) == other, "the new leader keeps the lease against a newcomer")
+        stopped = time.time()
+        c.check(standby.stop() == 0, "SIGTERM: clean exit")
+        wait_for("handover after SIGTERM", lambda: leader_of(api) == first, 10)
+        print(f"handover after SIGTERM: {time.time() - stopped:.1f} s")
+        c.check(time.time() - stopped <= 2 * 2 + 1, "SIGTERM hands over within two retries")
+        c.check(again.stop() == 0, "second SIGTERM: clean exit")
+    return c.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

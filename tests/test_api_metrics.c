@@ -1,0 +1,425 @@
+/*
+ * test_api_metrics.c: gq_metrics_text and gq_pending_json on a database
+ * built through the public API in a scratch file: two ClusterQueues (one
+ * with room for two 1-GPU jobs, one stopped), five jobs, scheduling cycles,
+ * then a drain. The numbers are checked against what admission did and
+ * against gq_workload_list's positions; the text against the exposition
+ * format's rules (every family announced once, before its samples, and
+ * every line a comment or a sample).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpuqueue.h>
+
+#include "test.h"
+
+static const char queues[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: ResourceFlavor\n"
+                             "metadata: {name: f}\n"
+                             "---\n"
+                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: WorkloadPriorityClass\n"
+                             "metadata: {name: high}\n"
+                             "value: 100\n"
+                             "---\n"
+                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: ClusterQueue\n"
+                             "metadata: {name: cq}\n"
+                             "spec:\n"
+                             "  cohortName: team\n"
+                             "  namespaceSelector: {}\n"
+                             "  resourceGroups:\n"
+                             "  - coveredResources: [cpu, nvidia.com/gpu]\n"
+                             "    flavors:\n"
+                             "    - name: f\n"
+                             "      resources:\n"
+                             "      - {name: cpu, nominalQuota: 1500m, borrowingLimit: 2}\n"
+                             "      - {name: nvidia.com/gpu, nominalQuota: 2}\n"
+                             "---\n"
+                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: ClusterQueue\n"
+                             "metadata: {name: held}\n"
+                             "spec:\n"
+                             "  stopPolicy: Hold\n"
+                             "  namespaceSelector: {}\n"
+                             "  resourceGroups:\n"
+                             "  - coveredResources: [nvidia.com/gpu]\n"
+                             "    flavors:\n"
+                             "    - name: f\n"
+                             "      resources:\n"
+                             "      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
+                             "---\n"
+                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: LocalQueue\n"
+                             "metadata: {name: q, namespace: default}\n"
+                             "spec: {clusterQueue: cq}\n"
+                             "---\n"
+                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                             "kind: LocalQueue\n"
+                             "metadata: {name: hq, namespace: default}\n"
+                             "spec: {clusterQueue: held}\n";
+
+struct fixture {
+    char dir[64];
+    char path[96];
+    gq_db *db;
+    char *wl[5]; /* workload names: j1, j2, j3 (queue q), j4 (q, high), j5 (hq) */
+};
+
+static int submit(struct fixture *fx, int i, const char *queue, const char *prio)
+{
+    gq_job_spec job = GQ_JOB_SPEC_INIT;
+    gq_error err = {0, ""};
+    char name[16];
+    int rc;
+
+    snprintf(name, sizeof(name), "j%d", i + 1);
+    job.name = name;
+    job.queue = queue;
+    job.priority_class = prio;
+    job.gpus = "1";
+    job.cpu = "500m";
+    rc = gq_job_submit(fx->db, &job, NULL, &fx->wl[i], &err);
+    CHECKF(rc == GQ_OK, "submit %s: %s", name, err.msg);
+    return rc;
+}
+
+/* j4 outranks j1..j3, so cq admits j4 and j1; j2 and j3 wait in that order; j5 is held. */
+static bool setup(struct fixture *fx)
+{
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_error err = {0, ""};
+
+    memset(fx, 0, sizeof(*fx));
+    snprintf(fx->dir, sizeof(fx->dir), "/tmp/gq-metrics-XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return false;
+    snprintf(fx->path, sizeof(fx->path), "%s/gpuq.db", fx->dir);
+    CHECKF(gq_db_open(&fx->db, fx->path, NULL, &err) == GQ_OK, "%s", err.msg);
+    if (!fx->db)
+        return false;
+    CHECKF(gq_apply_buffer(fx->db, queues, strlen(queues), "queues", NULL, NULL, NULL, &err) ==
+               GQ_OK,
+           "%s", err.msg);
+    if (submit(fx, 0, "q", NULL) || submit(fx, 1, "q", NULL) || submit(fx, 2, "q", NULL) ||
+        submit(fx, 3, "q", "high") || submit(fx, 4, "hq", NULL))
+        return false;
+    so.until_stable = true;
+    so.cycles = 0;
+    CHECKF(gq_schedule(fx->db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
+    return true;
+}
+
+static void teardown(struct fixture *fx)
+{
+    char side[128];
+    int i;
+
+    for (i = 0; i < 5; i++)
+        gq_free(fx->wl[i]);
+    gq_db_close(fx->db);
+    unlink(fx->path);
+    snprintf(side, sizeof(side), "%s-wal", fx->path);
+    unlink(side);
+    snprintf(side, sizeof(side), "%s-shm", fx->path);
+    unlink(side);
+    rmdir(fx->dir);
+}
+
+/* ------------------------------------------------------------- format */
+
+/* The family a sample line belongs to: its name, less a histogram's suffix. */
+static bool in_family(const char *line, size_t namelen, const char *family, const char *type)
+{
+    static const char *const suffixes[] = {"_bucket", "_sum", "_count"};
+    size_t flen = strlen(family), i;
+
+    if (namelen == flen && strncmp(line, family, flen) == 0)
+        return strcmp(type, "histogram") != 0;
+    if (strcmp(type, "histogram") != 0 || strncmp(line, family, flen) != 0)
+        return false;
+    for (i = 0; i < 3; i++)
+        if (namelen == flen + strlen(suffixes[i]) &&
+            strncmp(line + flen, suffixes[i], strlen(suffixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Every family announced once (HELP then TYPE), then only its own samples, each with a value. */
+static void check_format(const char *text)
+{
+    char family[128] = "", type[16] = "", seen[4096] = " ";
+    const char *line = text, *end;
+    int n = 0;
+
+    for (; *line; line = end + 1, n++) {
+        size_t namelen = strcspn(line, "{ \n");
+
+        end = strchr(line, '\n');
+        CHECKF(end != NULL, "line %d is not terminated", n);
+        if (!end)
+            return;
+        if (strncmp(line, "# HELP ", 7) == 0) {
+            int len = (int)strcspn(line + 7, " \n");
+            char key[140];
+
+            snprintf(family, sizeof(family), "%.*s", len, line + 7);
+            snprintf(key, sizeof(key), " %s ", family);
+            CHECKF(strstr(seen, key) == NULL, "family %s announced twice", family);
+            strncat(seen, key + 1, sizeof(seen) - strlen(seen) - 1);
+            CHECKF(strncmp(end + 1, "# TYPE ", 7) == 0, "no TYPE after HELP %s", family);
+            continue;
+        }
+        if (strncmp(line, "# TYPE ", 7) == 0) {
+            sscanf(line + 7 + strlen(family), " %15s", type);
+            continue;
+        }
+        CHECKF(in_family(line, namelen, family, type), "line %d outside family %s: %.*s", n, family,
+               (int)(end - line), line);
+        CHECKF(end[-1] != ' ' && memchr(line, ' ', (size_t)(end - line)), "line %d: no value", n);
+    }
+    CHECK(n > 40);
+}
+
+/* ------------------------------------------------------------- values */
+
+static void check_has(const char *text, const char *line)
+{
+    char want[512];
+
+    snprintf(want, sizeof(want), "\n%s\n", line);
+    CHECKF(strstr(text, want) != NULL, "missing line: %s", line);
+}
+
+static void metrics_after_schedule(void)
+{
+    static const char *const lines[] = {
+        "kueue_pending_workloads{cluster_queue=\"cq\",status=\"active\"} 2",
+        "kueue_pending_workloads{cluster_queue=\"cq\",status=\"inadmissible\"} 0",
+        "kueue_pending_workloads{cluster_queue=\"held\",status=\"active\"} 0",
+        "kueue_pending_workloads{cluster_queue=\"held\",status=\"inadmissible\"} 1",
+        "kueue_reserving_active_workloads{cluster_queue=\"cq\"} 2",
+        "kueue_admitted_active_workloads{cluster_queue=\"cq\"} 2",
+        "kueue_admitted_active_workloads{cluster_queue=\"held\"} 0",
+        "kueue_quota_reserved_workloads_total{cluster_queue=\"cq\"} 2",
+        "kueue_admitted_workloads_total{cluster_queue=\"cq\"} 2",
+        "kueue_admitted_workloads_total{cluster_queue=\"held\"} 0",
+        "kueue_quota_reserved_wait_time_seconds_bucket{cluster_queue=\"cq\",le=\"1\"} 2",
+        "kueue_quota_reserved_wait_time_seconds_bucket{cluster_queue=\"cq\",le=\"+Inf\"} 2",
+        "kueue_admission_wait_time_seconds_bucket{cluster_queue=\"cq\",le=\"10240\"} 2",
+        "kueue_admission_wait_time_seconds_count{cluster_queue=\"cq\"} 2",
+        "kueue_cluster_queue_status{cluster_queue=\"cq\",status=\"active\"} 1",
+        "kueue_cluster_queue_status{cluster_queue=\"cq\",status=\"pending\"} 0",
+        "kueue_cluster_queue_status{cluster_queue=\"held\",status=\"pending\"} 1",
+        "kueue_cluster_queue_status{cluster_queue=\"held\",status=\"terminating\"} 0",
+        "kueue_cluster_queue_resource_usage{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
+        "resource=\"nvidia.com/gpu\"} 2",
+        "kueue_cluster_queue_resource_reservation{cohort=\"team\",cluster_queue=\"cq\","
+        "flavor=\"f\",resource=\"cpu\"} 1",
+        "kueue_cluster_queue_nominal_quota{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
+        "resource=\"cpu\"} 1.5",
+        "kueue_cluster_queue_nominal_quota{cohort=\"\",cluster_queue=\"held\",flavor=\"f\","
+        "resource=\"nvidia.com/gpu\"} 8",
+        "kueue_cluster_queue_borrowing_limit{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
+        "resource=\"cpu\"} 2",
+        "kueue_cluster_queue_lending_limit{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
+        "resource=\"cpu\"} +Inf",
+        "gpuq_provisioning_requests{cluster_queue=\"cq\",state=\"Created\"} 0",
+        "# TYPE kueue_admission_wait_time_seconds histogram",
+        "# TYPE kueue_evicted_workloads_total counter",
+    };
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *text = NULL;
+    size_t i;
+
+    if (setup(&fx)) {
+        CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
+        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
+            check_has(text, lines[i]);
+        if (text) {
+            check_format(text);
+            /* Nothing was evicted: the family is announced, with no samples. */
+            CHECK(strstr(text, "\nkueue_evicted_workloads_total{") == NULL);
+            CHECK(strstr(text, "\\n- \"active\"") != NULL);     /* HELP keeps its quotes */
+            CHECK(strstr(text, "status'.\\n'status'") != NULL); /* and escapes newlines */
+        }
+        gq_free(text);
+    }
+    teardown(&fx);
+}
+
+/* Draining cq evicts both admitted jobs: counted once each, with Kueue's reason. */
+static void metrics_after_drain(void)
+{
+    static const char *const lines[] = {
+        "kueue_evicted_workloads_total{cluster_queue=\"cq\",reason=\"ClusterQueueStopped\"} 2",
+        "kueue_pending_workloads{cluster_queue=\"cq\",status=\"inadmissible\"} 4",
+        "kueue_admitted_active_workloads{cluster_queue=\"cq\"} 0",
+        "kueue_admitted_workloads_total{cluster_queue=\"cq\"} 2",
+        "kueue_cluster_queue_status{cluster_queue=\"cq\",status=\"pending\"} 1",
+        "kueue_cluster_queue_resource_usage{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
+        "resource=\"nvidia.com/gpu\"} 0",
+    };
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *text = NULL;
+    size_t i;
+
+    if (setup(&fx)) {
+        CHECKF(gq_queue_set_stop_policy(fx.db, "clusterqueue", NULL, "cq", "HoldAndDrain", &err) ==
+                   GQ_OK,
+               "%s", err.msg);
+        so.until_stable = true;
+        so.cycles = 0;
+        CHECKF(gq_schedule(fx.db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
+        CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
+        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
+            check_has(text, lines[i]);
+        if (text)
+            check_format(text);
+        gq_free(text);
+    }
+    teardown(&fx);
+}
+
+/* ------------------------------------------------------------- pending */
+
+/* The positions gq_workload_list gives (what `gpuq list` prints), by workload. */
+struct listed {
+    const struct fixture *fx;
+    int64_t pos_cq[5], pos_lq[5];
+};
+
+static int listed_row(const gq_workload_info *wl, void *payload)
+{
+    struct listed *l = payload;
+    int i;
+
+    for (i = 0; i < 5; i++) {
+        if (strcmp(wl->name, l->fx->wl[i]) == 0) {
+            l->pos_cq[i] = wl->position_cq;
+            l->pos_lq[i] = wl->position;
+        }
+    }
+    return 0;
+}
+
+/* The item of the workload, as its JSON object's text up to the next item. */
+static const char *item(const char *json, const char *name)
+{
+    char key[128];
+
+    snprintf(key, sizeof(key), "\"name\":\"%s\"", name);
+    return json ? strstr(json, key) : NULL;
+}
+
+static void check_position(const char *json, const char *name, int64_t cq, int64_t lq)
+{
+    const char *it = item(json, name), *next, *at;
+    char want[128];
+
+    snprintf(want, sizeof(want), "\"positionInClusterQueue\":%lld,\"positionInLocalQueue\":%lld}",
+             (long long)cq, (long long)lq);
+    next = it ? strstr(it, "{\"metadata\"") : NULL;
+    at = it ? strstr(it, want) : NULL;
+    CHECKF(at && (!next || at < next), "%s: want %s in %s", name, want, json ? json : "(null)");
+}
+
+static void pending_pages(void)
+{
+    struct fixture fx;
+    struct listed l;
+    gq_error err = {0, ""};
+    char *json = NULL;
+
+    if (!setup(&fx)) {
+        teardown(&fx);
+        return;
+    }
+    memset(&l, 0, sizeof(l));
+    l.fx = &fx;
+    CHECKF(gq_workload_list(fx.db, NULL, listed_row, &l, &err) == GQ_OK, "%s", err.msg);
+    CHECK(l.pos_cq[1] == 0 && l.pos_cq[2] == 1 && l.pos_lq[1] == 0 && l.pos_lq[2] == 1);
+
+    CHECKF(gq_pending_json(&json, fx.db, "cq", NULL, NULL, 0, 0, &err) == GQ_OK, "%s", err.msg);
+    CHECK(json && strncmp(json,
+                          "{\"kind\":\"PendingWorkloadsSummary\",\"apiVersion\":"
+                          "\"visibility.kueue.x-k8s.io/v1beta1\"",
+                          70) == 0);
+    CHECK(item(json, fx.wl[1]) && item(json, fx.wl[2]) &&
+          item(json, fx.wl[1]) < item(json, fx.wl[2])); /* queue order */
+    CHECK(!item(json, fx.wl[0]) && !item(json, fx.wl[3]) && !item(json, fx.wl[4]));
+    check_position(json, fx.wl[1], l.pos_cq[1], l.pos_lq[1]);
+    check_position(json, fx.wl[2], l.pos_cq[2], l.pos_lq[2]);
+    CHECK(json && strstr(json, "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":"
+                               "\"Job\",\"name\":\"j2\""));
+    CHECK(json && strstr(json, "\"localQueueName\":\"q\""));
+    gq_free(json);
+    json = NULL;
+
+    /* A page: the second only, positions unchanged. */
+    CHECKF(gq_pending_json(&json, fx.db, NULL, "default", "q", 1, 1, &err) == GQ_OK, "%s", err.msg);
+    CHECK(!item(json, fx.wl[1]) && item(json, fx.wl[2]));
+    check_position(json, fx.wl[2], 1, 1);
+    gq_free(json);
+    json = NULL;
+
+    CHECKF(gq_pending_json(&json, fx.db, "held", NULL, NULL, 0, 0, &err) == GQ_OK, "%s", err.msg);
+    CHECK(item(json, fx.wl[4]) != NULL);
+    gq_free(json);
+    teardown(&fx);
+}
+
+static void pending_errors(void)
+{
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *json = NULL;
+
+    if (setup(&fx)) {
+        CHECK(gq_pending_json(&json, fx.db, "nope", NULL, NULL, 0, 0, &err) == GQ_ENOTFOUND);
+        CHECK_STR(err.msg, "clusterqueues.kueue.x-k8s.io \"nope\" not found");
+        CHECK(gq_pending_json(&json, fx.db, NULL, "other", "q", 0, 0, &err) == GQ_ENOTFOUND);
+        CHECK(gq_pending_json(&json, fx.db, NULL, NULL, NULL, 0, 0, &err) == GQ_EINVALID);
+        CHECK(gq_pending_json(&json, fx.db, "cq", "default", "q", 0, 0, &err) == GQ_EINVALID);
+        CHECK(gq_pending_json(&json, fx.db, NULL, "default", NULL, 0, 0, &err) == GQ_EINVALID);
+        CHECK(gq_pending_json(&json, fx.db, "cq", NULL, NULL, -1, 0, &err) == GQ_EINVALID);
+        CHECK(gq_pending_json(&json, fx.db, "cq", NULL, NULL, 0, -5, &err) == GQ_EINVALID);
+        CHECK(json == NULL);
+    }
+    teardown(&fx);
+}
+
+/* An empty database still answers: every family announced, no samples. */
+static void empty_database(void)
+{
+    gq_error err = {0, ""};
+    gq_db *db = NULL;
+    char *text = NULL;
+
+    CHECKF(gq_db_open(&db, ":memory:", NULL, &err) == GQ_OK, "%s", err.msg);
+    if (!db)
+        return;
+    CHECKF(gq_metrics_text(&text, db, &err) == GQ_OK, "%s", err.msg);
+    CHECK(text && strstr(text, "# TYPE kueue_pending_workloads gauge\n"));
+    CHECK(text && strstr(text, "# TYPE gpuq_provisioning_requests gauge\n"));
+    CHECK(text && !strstr(text, "\nkueue_"));
+    gq_free(text);
+    gq_db_close(db);
+}
+
+int main(void)
+{
+    TEST_RUN(metrics_after_schedule);
+    TEST_RUN(metrics_after_drain);
+    TEST_RUN(pending_pages);
+    TEST_RUN(pending_errors);
+    TEST_RUN(empty_database);
+    return TEST_DONE();
+}
