@@ -19,6 +19,7 @@
 #define POLL_SYNCED_MS 200    /* how long one poll waits for watch events */
 #define SCHEDULE_EVERY_MS 1000 /* cycles also run this often for time-based requeues */
 #define KUEUE "kueue.x-k8s.io/v1beta1"
+#define CYCLES_PER_TURN 64     /* admission cycles between two looks at the cluster */
 
 /* --------------------------------------------------------------- helpers */
 
@@ -271,13 +272,24 @@ static int on_change(const gq_schedule_change *c, void *payload)
     return 0;
 }
 
-static int schedule(struct gq_sync *s, gq_error *err)
+/*
+ * Admission cycles, at most CYCLES_PER_TURN of them: a cycle admits one head
+ * per ClusterQueue, so a queue of 10,000 needs as many cycles; between
+ * batches the outbox releases what was admitted and the watches are read.
+ * *more: the batch ran out before the queues were stable.
+ */
+static int schedule(struct gq_sync *s, bool *more, gq_error *err)
 {
     gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_schedule_stats stats;
+    int rc;
 
-    so.cycles = 0;
+    so.cycles = CYCLES_PER_TURN;
     so.until_stable = true;
-    return gq__engine_schedule(s->db, &so, on_change, s, NULL, err);
+    memset(&stats, 0, sizeof(stats));
+    rc = gq__engine_schedule(s->db, &so, on_change, s, &stats, err);
+    *more = rc == GQ_OK && stats.cycles >= CYCLES_PER_TURN;
+    return rc;
 }
 
 static int apply_config(struct gq_sync *s, gq_error *err)
@@ -309,7 +321,7 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
         return gq__error(err, GQ_ECONFLICT, "lost the lease %s/%s: stopping all writes",
                          s->lease_ns, s->o.lease_name);
     s->callback_err.code = 0;
-    if ((rc = gq__kube_poll(s->k, s->synced ? POLL_SYNCED_MS : 50, err)) != GQ_OK) {
+    if ((rc = gq__kube_poll(s->k, s->more ? 0 : s->synced ? POLL_SYNCED_MS : 50, err)) != GQ_OK) {
         if (err && s->callback_err.code)
             *err = s->callback_err;
         return rc;
@@ -321,10 +333,10 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
     }
     if (!s->synced || !s->leader || stopping(s))
         return GQ_OK;
-    if (s->changes || gq__mono_us() / 1000 - *last_schedule >= SCHEDULE_EVERY_MS) {
+    if (s->more || s->changes || gq__mono_us() / 1000 - *last_schedule >= SCHEDULE_EVERY_MS) {
         s->changes = 0;
         *last_schedule = gq__mono_us() / 1000;
-        if ((rc = schedule(s, err)) != GQ_OK)
+        if ((rc = schedule(s, &s->more, err)) != GQ_OK)
             return rc;
     }
     return gq__sync_outbox(s, err);

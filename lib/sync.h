@@ -71,6 +71,7 @@ struct gq_sync {
     struct gq_kube_informer *inf[GQ_INF_COUNT];
     struct gq_sync_feed feed[GQ_INF_COUNT];
     bool synced;            /* every informer has listed once (or its CRD is absent) */
+    bool more;              /* the last admission batch stopped before the queues settled */
     bool leader;
     struct gq_lease lease;
     char identity[160];
