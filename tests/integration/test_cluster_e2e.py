@@ -41,6 +41,13 @@ def main():
         wait_for("/readyz 200", lambda: g.get("/readyz")[0] == 200, 30)
 
         pr = wait_for("the ProvisioningRequest", lambda: cluster.pr_of(api, job), 20)
+        # B31: no decision before the first full list (the delayed Jobs list) was read.
+        lists = [r for r in api.requests() if r.get("verb") == "list" and
+                 r.get("resource") == "jobs"]
+        first_write = min(r["time"] for r in cluster.writes(api, "podtemplates"))
+        c.check(lists and first_write >= lists[0]["time"] + 2.9,
+                f"B31: nothing written before the first Jobs list answered: "
+                f"list at {lists[0]['time'] if lists else None}, first write at {first_write}")
         prname = f"{wl}-dws-prov-1"
         c.check(pr["metadata"]["name"] == prname, f"request name {pr['metadata']['name']}")
         c.check(pr["metadata"].get("labels", {}).get("kueue.x-k8s.io/managed") == "true",

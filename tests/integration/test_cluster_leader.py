@@ -90,7 +90,30 @@ def main():
         wait_for("handover after SIGTERM", lambda: leader_of(api) == first, 10)
         print(f"handover after SIGTERM: {time.time() - stopped:.1f} s")
         c.check(time.time() - stopped <= 2 * 2 + 1, "SIGTERM hands over within two retries")
-        c.check(again.stop() == 0, "second SIGTERM: clean exit")
+
+        # A24: the leader cannot renew (its Lease writes fail): it stops writing and exits 1
+        # by the renew deadline; the standby takes over only once the Lease has not changed
+        # for its duration on the standby's own clock.
+        standby2 = Daemon(gpuq, api, os.path.join(d, "standby2.db"), *LEASE, "--identity", other,
+                          user=other)
+        time.sleep(2.5)
+        api.fault(method="PUT", path=r"/leases/gpuqd-leader$", user=first, action="status",
+                  code=503, times=0)
+        cut = time.time()
+        rc = again.proc.wait(timeout=40)
+        again.kill()
+        print(f"A24: the cut-off leader exited {time.time() - cut:.1f} s after the cut")
+        c.check(rc == 1 and time.time() - cut <= 10 + 2 + 10,
+                f"A24: a leader that cannot renew exits 1 (status {rc})")
+        c.check("lost the lease" in again.logtext(), "A24: it says why")
+        wait_for("the standby after the lease ran out", lambda: leader_of(api) == other, 40)
+        took = time.time() - cut
+        print(f"A24: the standby took over {took:.1f} s after the cut")
+        c.check(took >= 15 - 2, f"A24: the standby waited the lease duration ({took:.1f} s)")
+        late = [r for r in cluster.writes(api) if r["user"] == first and r["time"] > cut + 12 and
+                r.get("status", 500) < 300]
+        c.check(not late, f"A24: no write from the cut-off leader after its deadline: {late}")
+        c.check(standby2.stop() == 0, "last SIGTERM: clean exit")
     return c.done()
 
 
