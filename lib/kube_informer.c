@@ -408,6 +408,21 @@ static int list_done(struct gq_kube_informer *inf, const char *rv)
 }
 
 /* Append a page's items (borrowed) to the list in progress. */
+/*
+ * metadata.managedFields is the largest part of most objects a real server
+ * lists and nobody here reads it: dropped as each page arrives (client-go's
+ * informers are given the same transform), so a first list of 10,000 Jobs
+ * is held at its useful size until replace.
+ */
+static void trim(json_object *item)
+{
+    json_object *meta = NULL;
+
+    if (json_object_object_get_ex(item, "metadata", &meta) &&
+        json_object_is_type(meta, json_type_object))
+        json_object_object_del(meta, "managedFields");
+}
+
 static int keep_items(struct gq_kube_informer *inf, json_object *items)
 {
     json_object *item;
@@ -415,6 +430,7 @@ static int keep_items(struct gq_kube_informer *inf, json_object *items)
     if (!inf->items && !(inf->items = json_object_new_array()))
         return GQ_ENOMEM;
     for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+        trim(json_object_array_get_idx(items, i));
         item = json_object_get(json_object_array_get_idx(items, i));
         if (json_object_array_add(inf->items, item) != 0) {
             json_object_put(item);
