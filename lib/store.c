@@ -176,6 +176,7 @@ static int migrate_txn(struct gq_store *st, void *payload, gq_error *err)
         snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", gq__migrations[i].version);
         if ((rc = gq__store_exec(st, sql, err)) != GQ_OK)
             return rc;
+        gq__crash_point("mid-migration"); /* catalogue B35: killed inside the transaction */
     }
     return GQ_OK;
 }

@@ -104,20 +104,6 @@ void gq__sync_log(struct gq_sync *s, const char *level, const char *kind, const 
     va_end(ap);
 }
 
-void gq__crash_point(const char *name)
-{
-#ifdef GQ_TEST_HOOKS
-    const char *at = getenv("GQ_CRASH_AT");
-
-    if (at && strcmp(at, name) == 0) {
-        fprintf(stderr, "gpuqd: crash point %s\n", name);
-        _exit(137);
-    }
-#else
-    (void)name;
-#endif
-}
-
 /* ------------------------------------------------- ProvisioningRequests */
 
 static int provreq_status(struct gq_sync *s, json_object *pr)

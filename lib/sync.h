@@ -25,6 +25,7 @@
 #include "api.h"
 #include "gpuqueue/cluster.h"
 #include "kube.h"
+#include "util.h"
 
 #define GQ_SYNC_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define GQ_SYNC_MANAGED_LABEL "kueue.x-k8s.io/managed"
@@ -119,7 +120,5 @@ int gq__sync_lease(struct gq_sync *s, gq_error *err);
 void gq__sync_lease_release(struct gq_sync *s);
 void gq__sync_lease_free(struct gq_lease *l);
 
-/* Test builds: exit at once (status 137) when GQ_CRASH_AT names this point. */
-void gq__crash_point(const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/random.h>
 #include <time.h>
 #include <uuid.h>
@@ -353,4 +354,18 @@ const char *gq__quote(char buf[GQ_QUOTE_BUFSIZE], const char *s, size_t len)
     buf[n++] = '"';
     buf[n] = '\0';
     return buf;
+}
+
+void gq__crash_point(const char *name)
+{
+#ifdef GQ_TEST_HOOKS
+    const char *at = getenv("GQ_CRASH_AT");
+
+    if (at && strcmp(at, name) == 0) {
+        fprintf(stderr, "gpuqd: crash point %s\n", name);
+        _exit(137);
+    }
+#else
+    (void)name;
+#endif
 }

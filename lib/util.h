@@ -75,4 +75,11 @@ const char *gq__quote(char buf[GQ_QUOTE_BUFSIZE], const char *s, size_t len);
 /* strdup that accepts NULL. */
 char *gq__strdup(const char *s);
 
+/*
+ * Test builds (GQ_TEST_HOOKS, Debug): exit at once with status 137, as a
+ * SIGKILL would leave things, when the environment's GQ_CRASH_AT names this
+ * point (catalogue §6 B). A no-op in other builds.
+ */
+void gq__crash_point(const char *name);
+
 #endif

@@ -283,6 +283,30 @@ def case_unsuspended_job(e):
     e.delete_job("rogue")
 
 
+def case_booking_expired_after_start(e):
+    """A19 (after the release) and A7: BookingExpired once the Job runs is ignored; with
+    bookmarks switched off the watches carry on from the regular events' versions."""
+    db = e.db()
+    e.api.bookmarks(0)
+    j, g = e.admit("booked", db)
+    pr = pr_named(e.api, j)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    e.api.set_status("provisioningrequests", "default", pr["metadata"]["name"], {"conditions": [
+        {"type": t, "status": "True", "reason": t, "message": "x", "lastTransitionTime": now}
+        for t in ("Provisioned", "BookingExpired")]})
+    time.sleep(2)
+    e.c.check(cluster.unsuspended(e.api, "booked") is not None,
+              "A19: BookingExpired after the release is ignored: the Job keeps running")
+    e.c.check(pr_named(e.api, j, 2) is None, "A19: no second attempt")
+    e.c.check(len(ok_patches(e.api, "booked")) == 1, "A19: no suspend patch")
+    cluster.finish(e.api, "booked")
+    wait_for("the request deleted once the Job finished", lambda: not pr_named(e.api, j), 20)
+    e.c.check(g.proc.poll() is None, "A7: still running without bookmarks")
+    e.api.bookmarks(1)
+    g.stop()
+    e.delete_job("booked")
+
+
 def case_no_crd(e, gpuq, d):
     """A15: the ProvisioningRequest CRD is absent: reported, jobs stay suspended, no crash loop."""
     crds = [p for p in cluster.CRDS if "provisioningrequests" not in p]
@@ -314,7 +338,7 @@ def main():
         only = os.environ.get("GQ_CASE")
         for case in (case_crash_points, case_fresh_database, case_deleted_while_down,
                      case_conflict_on_unsuspend, case_name_collision, case_failed_and_precedence,
-                     case_label_removed, case_unsuspended_job):
+                     case_label_removed, case_unsuspended_job, case_booking_expired_after_start):
             if only and only != case.__name__:
                 continue
             t0 = time.time()
