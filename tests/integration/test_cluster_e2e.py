@@ -6,6 +6,7 @@ Provisioned=True; gpuqd unsuspends the Job with the flavor's node selector
 and the consume annotations, in one patch; the Job finishes and its request
 goes. /readyz is 503 until the first full list."""
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -14,6 +15,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Checks, COMPAT, binary  # noqa: E402
 import cluster  # noqa: E402
 from cluster import Daemon, FakeAPI, wait_for  # noqa: E402
+
+
+FLAVOR = """apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {{name: {name}}}
+"""
 
 
 def main():
@@ -34,7 +41,10 @@ def main():
         # The first list of Jobs is slow: /readyz says 503 until it is done.
         api.fault(method="GET", path=r"^/apis/batch/v1/jobs$", action="delay", seconds=3, times=1)
         db = os.path.join(d, "gpuq.db")
-        g = Daemon(gpuq, api, db)
+        config = os.path.join(d, "config.yaml")
+        with open(config, "w") as f:
+            f.write(FLAVOR.format(name="from-config"))
+        g = Daemon(gpuq, api, db, "--config", config)
         status, body = g.get("/readyz")
         c.check(status == 503, f"/readyz before the first sync: {status} {body}")
         c.check(g.get("/healthz")[0] == 200, "/healthz while syncing")
@@ -107,6 +117,14 @@ def main():
         wait_for("finished", lambda: cluster.gpuq_json(gpuq, db, "list", "-A", "--status",
                                                        "finished")["items"], 20)
         c.check(not api.objects("podtemplates", "default"), "templates deleted")
+        # SIGHUP applies --config again.
+        with open(config, "a") as f:
+            f.write("---\n" + FLAVOR.format(name="after-hup"))
+        g.proc.send_signal(signal.SIGHUP)
+        names = lambda: {x["metadata"]["name"] for x in  # noqa: E731
+                         cluster.gpuq_json(gpuq, db, "list", "flavors")["items"]}
+        wait_for("the reloaded config", lambda: "after-hup" in names(), 10)
+        c.check("from-config" in names(), "--config applied at start")
         c.check(g.stop() == 0, f"SIGTERM: clean exit\n{g.logtext()}")
         log = g.logtext()
         c.check("unsuspended" in log and "created" in log, "log lines per event")
