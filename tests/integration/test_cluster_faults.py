@@ -307,6 +307,39 @@ def case_booking_expired_after_start(e):
     e.delete_job("booked")
 
 
+def case_sigterm_mid_flow(e):
+    """B36: SIGTERM while requests are being created for 20 Jobs: a clean exit, an intact
+    database, and after a restart every Job admitted once, every request created once."""
+    import sqlite3
+    db = e.db()
+    names = [f"burst{i}" for i in range(20)]
+    for n in names:
+        cluster.create_job(e.api, n)
+    g = Daemon(e.gpuq, e.api, db)
+    wait_for("the first request", lambda: any(n in p["metadata"]["name"] for n in names
+                                               for p in cluster.prs(e.api)), 20, 0.005)
+    e.c.check(g.stop() == 0, "B36: SIGTERM mid-flow exits 0")
+    con = sqlite3.connect(db)
+    e.c.check(con.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "B36: database intact")
+    con.close()
+    g = Daemon(e.gpuq, e.api, db)
+    jobs = {n: cluster.job(e.api, n) for n in names}
+    for n in names:
+        pr = wait_for(f"{n}'s request", lambda: cluster.pr_of(e.api, jobs[n]), 20)
+        cluster.provisioned(e.api, pr)
+    wait_for("all released", lambda: all(cluster.unsuspended(e.api, n) for n in names), 30)
+    time.sleep(0.5)
+    for n in names:
+        creates = [r for r in e.api.requests() if r.get("verb") == "create" and
+                   r.get("resource") == "provisioningrequests" and r.get("status") == 201 and
+                   f"job-{n}-" in str(r.get("name")) + str(r.get("body", ""))[:300]]
+        e.c.check(len(ok_patches(e.api, n)) == 1, f"B36: {n} unsuspended once")
+        e.c.check(len(creates) <= 1, f"B36: {n}'s request created once ({len(creates)})")
+    g.stop()
+    for n in names:
+        e.delete_job(n)
+
+
 def case_no_crd(e, gpuq, d):
     """A15: the ProvisioningRequest CRD is absent: reported, jobs stay suspended, no crash loop."""
     crds = [p for p in cluster.CRDS if "provisioningrequests" not in p]
@@ -338,7 +371,8 @@ def main():
         only = os.environ.get("GQ_CASE")
         for case in (case_crash_points, case_fresh_database, case_deleted_while_down,
                      case_conflict_on_unsuspend, case_name_collision, case_failed_and_precedence,
-                     case_label_removed, case_unsuspended_job, case_booking_expired_after_start):
+                     case_label_removed, case_unsuspended_job, case_booking_expired_after_start,
+                     case_sigterm_mid_flow):
             if only and only != case.__name__:
                 continue
             t0 = time.time()
