@@ -370,7 +370,13 @@ static int sync_open(struct gq_sync *s, gq_db *db, const gq_cluster_options *o, 
     if ((rc = gq__kube_config_load(&cfg, &co, err)) != GQ_OK)
         return rc;
     s->lease_ns = gq__strdup(o->lease_namespace ? o->lease_namespace : cfg.namespace);
+    /*
+     * The loop is the retry: a call that retried for long inside would hold
+     * up the Lease's renewal and the watches. Two quick retries, 10 s at most.
+     */
     lim.stop = o->stop;
+    lim.max_retries = 2;
+    lim.timeout_ms = 10000;
     if ((rc = gq__kube_open(&s->k, &cfg, &lim, err)) != GQ_OK)
         return rc;
     s->leader = !o->leader_elect;
