@@ -15,6 +15,9 @@ for pkg in gcc make cmake ninja-build pkg-config python3 \
            libmicrohttpd-dev openssl python3-prometheus-client; do
     have_pkg "$pkg" || need="$need $pkg"
 done
+# The cluster tests drive the fake API server with kubectl (1.32 on the CI image). Where
+# there is none, Debian's own (kubernetes-client, 1.20) is the fallback.
+command -v kubectl >/dev/null 2>&1 || have_pkg kubernetes-client || need="$need kubernetes-client"
 [ -n "$need" ] || exit 0
 
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
