@@ -245,10 +245,23 @@ static int pl_shm_unmap(sqlite3_file *f, int del)
 
 /* Version 2: no xFetch, so SQLite never reads through a memory map. */
 static const sqlite3_io_methods pl_io = {
-    2,           pl_close,          pl_read,         pl_write,       pl_truncate,
-    pl_sync,     pl_file_size,      pl_lock,         pl_unlock,      pl_check_reserved,
-    pl_file_control, pl_sector_size, pl_device,      pl_shm_map,     pl_shm_lock,
-    pl_shm_barrier, pl_shm_unmap,   NULL,            NULL,
+    .iVersion = 2,
+    .xClose = pl_close,
+    .xRead = pl_read,
+    .xWrite = pl_write,
+    .xTruncate = pl_truncate,
+    .xSync = pl_sync,
+    .xFileSize = pl_file_size,
+    .xLock = pl_lock,
+    .xUnlock = pl_unlock,
+    .xCheckReservedLock = pl_check_reserved,
+    .xFileControl = pl_file_control,
+    .xSectorSize = pl_sector_size,
+    .xDeviceCharacteristics = pl_device,
+    .xShmMap = pl_shm_map,
+    .xShmLock = pl_shm_lock,
+    .xShmBarrier = pl_shm_barrier,
+    .xShmUnmap = pl_shm_unmap,
 };
 
 static int pl_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out_flags)
@@ -364,12 +377,23 @@ static int pl_current_time64(sqlite3_vfs *vfs, sqlite3_int64 *out)
     return pl.real->xCurrentTimeInt64(pl.real, out);
 }
 
+/* Version 2 (the real VFS's system-call overrides are not needed). */
 static sqlite3_vfs pl_vfs = {
-    2,          0,         1024,          NULL,      "gq-powerloss", NULL,
-    pl_open,    pl_delete, pl_access,     pl_full_pathname,
-    pl_dlopen,  pl_dlerror, pl_dlsym,     pl_dlclose,
-    pl_randomness, pl_sleep, pl_current_time, pl_last_error,
-    pl_current_time64, NULL, NULL,        NULL,
+    .iVersion = 2,
+    .zName = "gq-powerloss",
+    .xOpen = pl_open,
+    .xDelete = pl_delete,
+    .xAccess = pl_access,
+    .xFullPathname = pl_full_pathname,
+    .xDlOpen = pl_dlopen,
+    .xDlError = pl_dlerror,
+    .xDlSym = pl_dlsym,
+    .xDlClose = pl_dlclose,
+    .xRandomness = pl_randomness,
+    .xSleep = pl_sleep,
+    .xCurrentTime = pl_current_time,
+    .xGetLastError = pl_last_error,
+    .xCurrentTimeInt64 = pl_current_time64,
 };
 
 /* Route every new connection through the power-loss VFS, with no power cut set. */
@@ -619,13 +643,13 @@ static long run(bool normal, long cut_at, struct totals *tot)
 }
 
 /*
- * Cut points: across the database's creation, migrations and queue setup
- * (about the first 140 ops); every op from the commit before the first
- * checkpoint after the setup to the commit after it (cuts between a commit's
- * frames, between its last frame and its WAL sync, after that sync; at the
- * checkpoint's start and every few of its database writes, before and after
- * the database's sync, around the WAL's truncation and restart); and evenly
- * spaced ones.
+ * Cut points: every sixth op of the database's creation, migrations and
+ * queue setup (the first ~140 ops); around the first checkpoint after the
+ * setup, every op of the commit that triggers it (between its frames,
+ * between its last frame and its WAL sync, after that sync), the first ops
+ * of the checkpoint and every eighth of its database writes, and every op
+ * around the database's sync and the WAL's truncation; and a dozen evenly
+ * spaced over the whole run.
  */
 static void power_loss(bool normal)
 {
@@ -637,14 +661,15 @@ static void power_loss(bool normal)
     end = pl.ckpt_end;
     CHECK(total > 200);
     CHECKF(first > 0 && end > first, "checkpoint at ops %ld..%ld", first, end);
-    for (k = 1; k <= 150 && k < total; k += 4)
+    for (k = 1; k <= 150 && k < total; k += 6)
         run(normal, k, &tot);
-    for (k = first - 20; first > 0 && k < end + 20 && k < total; k++)
-        if (k < first + 4 || k > end - 6 || k % 6 == 0)
+    for (k = first - 18; first > 0 && k < end + 5 && k < total; k++)
+        if (k < first + 3 || k > end - 4 || k % 8 == 0)
             run(normal, k, &tot);
-    for (k = 150; k < total; k += total / 16)
+    for (k = 150; k < total; k += total / 12)
         run(normal, k, &tot);
-    printf("%s: %ld ops per run, first checkpoint at ops %ld..%ld, %d runs, %d cut inside a submit, %d acknowledged jobs lost\n",
+    printf("%s: %ld ops per run, first checkpoint at ops %ld..%ld, %d runs, "
+           "%d cut inside a submit, %d acknowledged jobs lost\n",
            normal ? "NORMAL" : "FULL", total, first, end, tot.runs, tot.inflight, tot.lost);
     CHECK(tot.inflight > 0);
     if (normal)
