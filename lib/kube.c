@@ -133,6 +133,10 @@ int gq__kube_credential(struct gq_kube *k, bool invalidate, struct gq_kube_auth 
 
 static int open_handles(struct gq_kube *k, gq_error *err)
 {
+    int rc;
+
+    if ((rc = gq__curl_load(err)) != GQ_OK)
+        return rc;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return gq__error(err, GQ_EK8S, "cannot initialize libcurl");
     k->curl_ready = true;

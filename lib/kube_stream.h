@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "kube.h"
+#include "kube_curl.h" /* after <curl/curl.h>: curl_* go through the loaded table */
 
 /* Largest single watch event and largest response body: 16 MiB (etcd caps objects at 1.5 MiB). */
 #define GQ_KUBE_MAX_BODY ((size_t)16 << 20)
