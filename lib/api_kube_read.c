@@ -64,26 +64,12 @@ static int64_t js_int(json_object *o, const char *path, int64_t fallback)
     return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : fallback;
 }
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    int64_t era, yoe, doy;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-/* A time as the API server writes it ("2026-01-02T03:04:05Z", UTC) in ms; 0 when absent. */
+/* A Kubernetes time in ms since the epoch; 0 when absent or malformed. */
 static int64_t api_time(const char *s)
 {
-    int y, mo, d, h, mi, sec;
+    int64_t ms;
 
-    if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &sec) != 6 || mo < 1 ||
-        mo > 12)
-        return 0;
-    return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000;
+    return s && gq__parse_rfc3339(s, &ms) ? ms : 0;
 }
 
 static int64_t condition_ms(json_object *o, const char *type)

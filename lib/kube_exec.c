@@ -429,63 +429,6 @@ static void kill_run(struct run *r)
 
 /* ------------------------------------------------------- the credential */
 
-/* Exactly n digits at *p into *out, advancing *p. */
-static bool digits(const char **p, int n, int *out)
-{
-    *out = 0;
-    for (; n > 0; n--, (*p)++) {
-        if (**p < '0' || **p > '9')
-            return false;
-        *out = *out * 10 + (**p - '0');
-    }
-    return true;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    int64_t era, yoe, doy;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-/* An RFC 3339 time ("2026-01-02T03:04:05.123+01:00") to ms since the epoch; -1 if malformed. */
-static int parse_rfc3339(const char *s, int64_t *out)
-{
-    int y, mo, d, h, mi, sec, oh = 0, om = 0, ms = 0, scale = 100, sign = 0;
-
-    if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' ||
-        !digits(&s, 2, &d) || (*s != 'T' && *s != 't'))
-        return -1;
-    s++;
-    if (!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi) || *s++ != ':' ||
-        !digits(&s, 2, &sec))
-        return -1;
-    if (*s == '.' && !(s[1] >= '0' && s[1] <= '9'))
-        return -1;
-    for (s += *s == '.'; *s >= '0' && *s <= '9'; s++, scale /= 10)
-        ms += (*s - '0') * scale;
-    if (*s == '+' || *s == '-') {
-        sign = *s++ == '-' ? -1 : 1;
-        if (!digits(&s, 2, &oh) || *s++ != ':' || !digits(&s, 2, &om))
-            return -1;
-    } else if (*s == 'Z' || *s == 'z') {
-        s++;
-    } else {
-        return -1;
-    }
-    if (*s || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || oh > 23 ||
-        om > 59)
-        return -1;
-    *out = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec;
-    *out = (*out - sign * (oh * 3600 + om * 60)) * 1000 + ms;
-    return 0;
-}
-
 /* A string member of obj: *out borrowed, NULL when absent or null; false for another type. */
 static bool get_str(json_object *obj, const char *key, const char **out)
 {
@@ -532,7 +475,7 @@ static int expiry(json_object *status, int64_t now_ms, const char *cmd, int64_t 
     int64_t wall, wall_now = gq__now_ms();
 
     *out = 0;
-    if (!get_str(status, "expirationTimestamp", &ts) || (ts && parse_rfc3339(ts, &wall) != 0))
+    if (!get_str(status, "expirationTimestamp", &ts) || (ts && !gq__parse_rfc3339(ts, &wall)))
         return gq__error(err, GQ_EK8S,
                          "exec plugin \"%s\": status.expirationTimestamp is not an RFC 3339 time",
                          cmd);

@@ -24,6 +24,7 @@
 #include "gpuqueue/validate.h"
 #include "manifest.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define QUOTE_MAX 64 /* bytes of a value shown in a message */
 
@@ -374,80 +375,6 @@ int gq__mf_kvs(struct gq__mf_ctx *c,
 
 /* -------------------------------------------------------------- metadata */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    int64_t era, yoe, doy, doe;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* n decimal digits at s into *out; false if any is not a digit. */
-static bool digits(const char *s, int n, int *out)
-{
-    int i, v = 0;
-
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
-/* The fraction and zone after "YYYY-MM-DDTHH:MM:SS": adds them to *ms. */
-static bool parse_zone(const char *s, int64_t *ms)
-{
-    int frac = 0, scale = 1000, hh, mm, sign;
-
-    if (*s == '.') {
-        if (s[1] < '0' || s[1] > '9')
-            return false;
-        for (s++; *s >= '0' && *s <= '9'; s++) {
-            if (scale > 1) {
-                scale /= 10;
-                frac += (*s - '0') * scale;
-            }
-        }
-    }
-    *ms += frac;
-    if ((*s == 'Z' || *s == 'z') && !s[1])
-        return true;
-    if ((*s != '+' && *s != '-') || s[3] != ':' || s[6])
-        return false;
-    sign = *s == '-' ? -1 : 1;
-    if (!digits(s + 1, 2, &hh) || !digits(s + 4, 2, &mm) || hh > 23 || mm > 59)
-        return false;
-    *ms -= sign * (int64_t)(hh * 60 + mm) * 60000;
-    return true;
-}
-
-/* RFC 3339 ("2024-01-02T03:04:05Z", "...05.123+02:00") to ms since the epoch. */
-static bool parse_rfc3339(const char *s, int64_t *out)
-{
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int y, mo, d, h, mi, sec, dim;
-
-    if (strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-        s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
-        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-        !digits(s + 17, 2, &sec))
-        return false;
-    if (mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 59)
-        return false;
-    dim = mdays[mo - 1] + (mo == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
-    if (d < 1 || d > dim)
-        return false;
-    *out = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000;
-    return parse_zone(s + 19, out);
-}
-
 /* generateName is a name prefix: Kubernetes masks a trailing '-' before checking it. */
 static int check_generate_name(struct gq__mf_ctx *c, const char *s, bool label)
 {
@@ -581,7 +508,7 @@ static int decode_meta_rest(struct gq__mf_ctx *c, json_object *meta, struct gq_m
         mark = gq__mf_push(c, "creationTimestamp");
         if ((rc = gq__mf_string(c, v, &s)) != GQ_OK)
             return rc;
-        if (!parse_rfc3339(s, &m->created_ms))
+        if (!gq__parse_rfc3339(s, &m->created_ms))
             return gq__mf_invalid(c, s,
                                   "must be an RFC 3339 time such as "
                                   "\"2024-01-02T03:04:05Z\"");

@@ -38,6 +38,13 @@ void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact);
 /* ms since the epoch as Kubernetes writes times, "2026-11-21T08:00:00Z" (UTC). Returns buf. */
 const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms);
 
+/*
+ * An RFC 3339 time as Kubernetes writes them ("2024-01-02T03:04:05Z",
+ * "...05.123+02:00"; the date checked, fractions to the millisecond) to ms
+ * since the epoch. false when malformed.
+ */
+bool gq__parse_rfc3339(const char *s, int64_t *out);
+
 /* Monotonic time in microseconds, for measuring durations. */
 int64_t gq__mono_us(void);
 

@@ -46,7 +46,7 @@ $ python3 $DATA/dws_provider.py wake
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted
 $ gpuq list -o wide --no-headers
-~ job-sample-job-[0-9a-f]{5} .* QUOTARESERVED .*waiting for capacity \(31m\): ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): waiting for capacity, ETA unknown
+~ job-sample-job-[0-9a-f]{5} .* QUOTARESERVED .*waiting for capacity \(31m([0-9]+s)?\): ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): waiting for capacity, ETA unknown
 ~ job-slow-job-[0-9a-f]{5} .* QUOTARESERVED .*waiting for capacity: ProvisioningRequest job-slow-job-[0-9a-f]{5}-timeout-prov-2 \(attempt 2\)
 $ gpuq cancel sample-job slow-job >/dev/null
 #
