@@ -25,27 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
 import cluster  # noqa: E402
+from common import QUEUES  # noqa: E402  (a queue without admission checks)
 from cluster import FakeAPI, wait_for  # noqa: E402
 
-FAST = """apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: fast}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: 100000}
-      - {name: memory, nominalQuota: 100000Gi}
-      - {name: nvidia.com/gpu, nominalQuota: 100000}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {namespace: default, name: fast-q}
-spec: {clusterQueue: fast}
-"""
 
 
 def job_body(name, queue):
@@ -96,11 +78,11 @@ def vmhwm_mb(pid):
 def first_admission(gpuq, d, n):
     with FakeAPI(os.path.join(d, "api"), crds=cluster.CRDS) as api:
         cluster.setup_queues(api)
-        path = os.path.join(d, "fast.yaml")
+        path = os.path.join(d, "queues.yaml")
         with open(path, "w") as f:
-            f.write(FAST)
+            f.write(QUEUES)
         assert api.kubectl("apply", "-f", path).returncode == 0
-        create_jobs(api, [f"j{i}" for i in range(n)], "fast-q")
+        create_jobs(api, [f"j{i}" for i in range(n)], "q")
         api.clear_requests()
         t0 = time.time()
         g = cluster.Daemon(gpuq, api, os.path.join(d, "first.db"))
