@@ -23,6 +23,9 @@ void gqd_iso_time(char buf[32], int64_t ms);
 /* A JSON string: quotes, backslashes and control characters escaped. */
 void gqd_json_string(FILE *out, const char *s);
 
+/* `,"key":"value"` for one field of a JSON log line; nothing when value is NULL. */
+void gqd_json_field(FILE *out, const char *key, const char *value);
+
 /*
  * One line per event of the library's cluster loops (cluster mode, the
  * simulated provisioner): payload is a const bool *, true for JSON lines.

@@ -31,6 +31,14 @@ void gqd_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void gqd_json_field(FILE *out, const char *key, const char *value)
+{
+    if (!value)
+        return;
+    fprintf(out, ",\"%s\":", key);
+    gqd_json_string(out, value);
+}
+
 void gqd_cluster_log(const gq_cluster_event *e, void *payload)
 {
     const bool *json = payload;
@@ -38,22 +46,12 @@ void gqd_cluster_log(const gq_cluster_event *e, void *payload)
 
     gqd_iso_time(at, e->at_ms);
     if (*json) {
-        printf("{\"time\":\"%s\",\"level\":\"%s\",\"kind\":", at, e->level);
-        gqd_json_string(stdout, e->kind);
-        if (e->namespace) {
-            printf(",\"namespace\":");
-            gqd_json_string(stdout, e->namespace);
-        }
-        if (e->name) {
-            printf(",\"name\":");
-            gqd_json_string(stdout, e->name);
-        }
-        printf(",\"event\":");
-        gqd_json_string(stdout, e->what);
-        if (e->message) {
-            printf(",\"message\":");
-            gqd_json_string(stdout, e->message);
-        }
+        printf("{\"time\":\"%s\",\"level\":\"%s\"", at, e->level);
+        gqd_json_field(stdout, "kind", e->kind);
+        gqd_json_field(stdout, "namespace", e->namespace);
+        gqd_json_field(stdout, "name", e->name);
+        gqd_json_field(stdout, "event", e->what);
+        gqd_json_field(stdout, "message", e->message);
         printf("}\n");
     } else {
         printf("%s %s %s", at, e->level, e->kind);

@@ -111,22 +111,13 @@ static int log_event(const gq_run_event *e, void *payload)
 
     gqd_iso_time(at, e->at_ms);
     if (*json) {
-        printf("{\"time\":\"%s\",\"kind\":", at);
-        gqd_json_string(stdout, e->kind);
-        printf(",\"namespace\":");
-        gqd_json_string(stdout, e->namespace);
-        printf(",\"name\":");
-        gqd_json_string(stdout, e->name);
-        if (e->job_name) {
-            printf(",\"job\":");
-            gqd_json_string(stdout, e->job_name);
-        }
-        printf(",\"event\":");
-        gqd_json_string(stdout, e->what);
-        if (e->message) {
-            printf(",\"message\":");
-            gqd_json_string(stdout, e->message);
-        }
+        printf("{\"time\":\"%s\"", at);
+        gqd_json_field(stdout, "kind", e->kind);
+        gqd_json_field(stdout, "namespace", e->namespace);
+        gqd_json_field(stdout, "name", e->name);
+        gqd_json_field(stdout, "job", e->job_name);
+        gqd_json_field(stdout, "event", e->what);
+        gqd_json_field(stdout, "message", e->message);
         printf("}\n");
     } else {
         printf("%s %s %s/%s %s%s%s\n", at, e->job_name ? "job" : "provisioningrequest",

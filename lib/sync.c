@@ -17,7 +17,7 @@
 #include "util.h"
 
 #define POLL_SYNCED_MS 200    /* how long one poll waits for watch events */
-#define SCHEDULE_EVERY_MS 1000 /* cycles also run this often for time-based requeues */
+#define SCHEDULE_EVERY_MS 1000 /* cycles and the outbox also run this often: backoffs, retries */
 #define KUEUE "kueue.x-k8s.io/v1beta1"
 #define CYCLES_PER_TURN 64     /* admission cycles between two looks at the cluster */
 
@@ -319,12 +319,17 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
     }
     if (!s->synced || !s->leader || stopping(s))
         return GQ_OK;
-    if (s->more || s->changes || gq__mono_us() / 1000 - *last_schedule >= SCHEDULE_EVERY_MS) {
-        s->changes = 0;
-        *last_schedule = gq__mono_us() / 1000;
-        if ((rc = schedule(s, &s->more, err)) != GQ_OK)
-            return rc;
-    }
+    /*
+     * Admission and the outbox only act on what changed here (a watch event,
+     * an admission, an outbox result) or on time (backoffs, calls to retry):
+     * an idle turn reads nothing.
+     */
+    if (!s->more && !s->changes && gq__mono_us() / 1000 - *last_schedule < SCHEDULE_EVERY_MS)
+        return GQ_OK;
+    s->changes = 0;
+    *last_schedule = gq__mono_us() / 1000;
+    if ((rc = schedule(s, &s->more, err)) != GQ_OK)
+        return rc;
     return gq__sync_outbox(s, err);
 }
 

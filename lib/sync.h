@@ -78,7 +78,6 @@ struct gq_sync {
     char identity[160];
     char *lease_ns;
     uint64_t changes;       /* database changes made by the informers since the last step */
-    int callback_rc;
     gq_error callback_err;
 };
 

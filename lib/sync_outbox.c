@@ -77,6 +77,7 @@ static const char *col(const struct rows *r, size_t row, size_t c)
 
 struct query {
     const char *sql;
+    const char *param;        /* ?1, or NULL */
     struct rows *rows;
 };
 
@@ -84,22 +85,18 @@ static int query_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct query *q = payload;
 
-    return gq__store_query(st, q->sql, NULL, 0, rows_cb, q->rows, err);
+    return gq__store_query(st, q->sql, &q->param, q->param ? 1 : 0, rows_cb, q->rows, err);
 }
 
-static int select_rows(struct gq_sync *s, const char *sql, struct rows *out, gq_error *err)
+static int select_rows(struct gq_sync *s, const char *sql, const char *param, struct rows *out,
+                       gq_error *err)
 {
-    struct query q = {sql, out};
+    struct query q = {sql, param, out};
 
     memset(out, 0, sizeof(*out));
     return gq__store_read(s->st, query_txn, &q, err);
 }
 
-/* One recorded result: run fn in its own write transaction. */
-static int record(struct gq_sync *s, gq__txn_fn fn, void *payload, gq_error *err)
-{
-    return gq__store_write(s->st, fn, payload, err);
-}
 
 /* --------------------------------------------------------------- requests */
 
@@ -237,7 +234,7 @@ static int create_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
         if (gq__js_get(got, "status"))
             c.status = json_object_to_json_string_ext(gq__js_get(got, "status"),
                                                       JSON_C_TO_STRING_PLAIN);
-        rc = record(s, created_txn, &c, err);
+        rc = gq__store_write(s->st, created_txn, &c, err);
         s->changes++;
     }
     if (rc == GQ_OK)
@@ -304,7 +301,7 @@ static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
         rc = delete_object(s, path, NULL, err);
     }
     json_object_put(pts);
-    if (rc == GQ_OK && (rc = record(s, gone_txn, &g, err)) == GQ_OK)
+    if (rc == GQ_OK && (rc = gq__store_write(s->st, gone_txn, &g, err)) == GQ_OK)
         gq__sync_log(s, "info", "ProvisioningRequest", ns, name, "deleted", "%s", "");
     return rc;
 }
@@ -418,7 +415,7 @@ static json_object *release_patch(json_object *wl, const char *rv, json_object *
 
 struct started {
     int64_t id;
-    const char *ns, *name, *uid, *rv, *job;
+    const char *ns, *name, *uid, *rv;
     bool gone;
 };
 
@@ -455,7 +452,7 @@ static int refuse(struct gq_sync *s, int64_t id, const char *ns, const char *job
     struct refused f = {id, message};
 
     gq__sync_log(s, "error", "Job", ns, job, "refused", "%s", message);
-    return record(s, refused_txn, &f, err);
+    return gq__store_write(s->st, refused_txn, &f, err);
 }
 
 /* GET the Job: *out the object (200), NULL when it is gone or has another UID. */
@@ -563,7 +560,7 @@ static json_object *build_release(void *ctx, const char *rv, json_object *have)
 static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
     const char *ns = col(r, i, 1), *job = col(r, i, 3), *uid = col(r, i, 4);
-    struct started t = {strtoll(col(r, i, 0), NULL, 10), ns, col(r, i, 2), uid, NULL, job, false};
+    struct started t = {strtoll(col(r, i, 0), NULL, 10), ns, col(r, i, 2), uid, NULL, false};
     struct release_ctx ctx = {workload_json(s, ns, col(r, i, 2), err),
                               strcmp(col(r, i, 6), "0") != 0};
     json_object *wl = ctx.wl, *have = NULL, *after = NULL;
@@ -579,7 +576,7 @@ static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
         gq__crash_point("after-unsuspend");
         t.gone = !after;
         t.rv = gq__js_str(after, "metadata.resourceVersion");
-        if ((rc = record(s, started_txn, &t, err)) == GQ_OK && after)
+        if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
             gq__sync_log(s, "info", "Job", ns, job, "unsuspended", "admitted");
     } else if (rc == GQ_EINVALID) {
         rc = refuse(s, t.id, ns, job, err->msg, err);
@@ -639,7 +636,7 @@ static int suspend(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
         return rc;
     t.gone = !after;
     t.rv = gq__js_str(after, "metadata.resourceVersion");
-    if ((rc = record(s, suspended_txn, &t, err)) == GQ_OK && after)
+    if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
         gq__sync_log(s, "info", "Job", ns, job, "suspended",
                      strcmp(col(r, i, 6), "0") ? "evicted" : "it ran without admission");
     json_object_put(after);
@@ -674,7 +671,7 @@ static int confirm_gone(struct gq_sync *s, const struct rows *r, size_t i, gq_er
 
     if ((rc = get_job(s, ns, job, col(r, i, 4), &c.job, err)) != GQ_OK)
         return rc;
-    rc = record(s, confirm_txn, &c, err);
+    rc = gq__store_write(s->st, confirm_txn, &c, err);
     if (rc == GQ_OK && !c.job)
         gq__sync_log(s, "info", "Job", ns, job, "deleted", "quota released");
     json_object_put(c.job);
@@ -694,13 +691,14 @@ typedef int (*work_fn)(struct gq_sync *s, const struct rows *r, size_t i, gq_err
  * the turn; the next turn tries again, paced by the loop and the client's
  * rate limit. Database failures stop the loop.
  */
-static int each(struct gq_sync *s, const char *sql, work_fn fn, gq_error *err)
+static int each(struct gq_sync *s, const char *sql, const char *param, work_fn fn,
+                gq_error *err)
 {
     struct rows r;
     size_t i;
     int rc;
 
-    if ((rc = select_rows(s, sql, &r, err)) != GQ_OK)
+    if ((rc = select_rows(s, sql, param, &r, err)) != GQ_OK)
         return rc;
     for (i = 0; rc == GQ_OK && i < r.n && !(s->o.stop && *s->o.stop); i++)
         rc = fn(s, &r, i, err);
@@ -729,22 +727,18 @@ int gq__sync_outbox(struct gq_sync *s, gq_error *err)
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
         "FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " NOT_REFUSED
         " ORDER BY w.id";
+    /* Evicted Jobs, and with ?1 = 1 (the policy) Jobs that started without admission. */
     static const char to_suspend[] =
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
         "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
         "AND w.job_suspended = 0 AND w.job_gone = 0 AND " NOT_REFUSED
-        " ORDER BY w.id";
-    static const char evicted[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-        "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
-        "AND w.job_suspended = 0 AND w.job_gone = 0 AND w.evictions > 0 AND " NOT_REFUSED
-        " ORDER BY w.id";
+        " AND (w.evictions > 0 OR CAST(?1 AS INTEGER) = 1) ORDER BY w.id";
     int rc;
 
-    if ((rc = each(s, gone, confirm_gone, err)) != GQ_OK ||
-        (rc = each(s, to_delete, delete_request, err)) != GQ_OK ||
-        (rc = each(s, to_create, create_request, err)) != GQ_OK ||
-        (rc = each(s, to_release, release, err)) != GQ_OK)
+    if ((rc = each(s, gone, NULL, confirm_gone, err)) != GQ_OK ||
+        (rc = each(s, to_delete, NULL, delete_request, err)) != GQ_OK ||
+        (rc = each(s, to_create, NULL, create_request, err)) != GQ_OK ||
+        (rc = each(s, to_release, NULL, release, err)) != GQ_OK)
         return rc;
-    return each(s, s->o.suspend_unadmitted ? to_suspend : evicted, suspend, err);
+    return each(s, to_suspend, s->o.suspend_unadmitted ? "1" : "0", suspend, err);
 }
