@@ -3,7 +3,9 @@
 release build, each on a fresh database file with synchronous=FULL:
 
   submit loop   `gpuq submit --queue ...` once per job from a shell loop (sh, and bash);
-                target >= 1,000 jobs/s
+                target >= 1,000 jobs/s; beside it, the same loop's floor: /bin/true,
+                a program that only writes 4 KiB and fdatasyncs, and one that only
+                does gpuq's store work for one insert (floor.c, linked as gpuq is)
   submit -f     one file holding 100,000 Jobs; target < 2 s
   list -A       100,000 workloads as a table to /dev/null; target < 300 ms
   list -A (1)   one workload; target < 5 ms
@@ -75,7 +77,8 @@ def timed_shell(script, env):
 def median_report(name, values, unit, target):
     m = statistics.median(values)
     runs = ", ".join(f"{v:.4g}" for v in values)
-    print(f"{name:<34} median {m:.4g} {unit:<8} (runs: {runs}; target {target})", flush=True)
+    goal = f"; target {target}" if target else ""
+    print(f"{name:<34} median {m:.4g} {unit:<8} (runs: {runs}{goal})", flush=True)
     return m
 
 
@@ -90,6 +93,23 @@ def bench_submit_loop(tmp, shell, n):
         subprocess.run([shell, "-c", script], env=env, check=True)
         rates.append(n / (time.perf_counter() - t))
     median_report(f"submit loop ({shell}, {n} jobs)", rates, "jobs/s", ">= 1000")
+
+
+def bench_floor(tmp, n):
+    """The same loop around programs that do less than gpuq (tests/bench/floor.c)."""
+    floor = os.path.join(BUILD, "tests", "bench", "floor")
+    true = shutil.which("true") or "/bin/true"
+    cases = [("/bin/true", f'"{true}"', None),
+             ("write 4 KiB + fdatasync", f'"{floor}" fsync "$DB.floor"', None),
+             ("one SQLite insert", f'"{floor}" sqlite "$DB"', True)]
+    for name, cmd, needs_db in cases:
+        rates = []
+        for r in range(RUNS):
+            db = fresh_db(tmp, "floor.db") if needs_db else os.path.join(tmp, "floor.db")
+            env = dict(os.environ, DB=db)
+            script = f'i=0; while [ $i -lt {n} ]; do {cmd} >/dev/null; i=$((i+1)); done'
+            rates.append(n / timed_shell(script, env))
+        median_report(f"  floor: {name}", rates, "runs/s", None)
 
 
 def bench_submit_file(tmp, n):
@@ -149,6 +169,7 @@ def core():
         bench_submit_loop(tmp, "sh", n)
         if shutil.which("bash"):
             bench_submit_loop(tmp, "bash", n)
+        bench_floor(tmp, n)
         db = bench_submit_file(tmp, 20000 if QUICK else 100000)
         bench_per_command(db, "list -A", 3, "list -A (100,000 workloads)"
                           if not QUICK else "list -A (20,000 workloads)", "< 300 ms")
