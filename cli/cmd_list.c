@@ -111,8 +111,8 @@ static int add_row(struct lister *l, const char *ns, const char *const *cells, i
 static int workload_row(const gq_workload_info *wl, void *payload)
 {
     struct lister *l = payload;
-    char kind[32], pos[24], exec[HUMAN_DURATION_SIZE], agebuf[HUMAN_DURATION_SIZE];
-    char prio[24], pods[24], gpus[24], cqpos[24];
+    char kind[32], pos[INT_TEXT_SIZE], exec[HUMAN_DURATION_SIZE], agebuf[HUMAN_DURATION_SIZE];
+    char prio[INT_TEXT_SIZE], pods[INT_TEXT_SIZE], gpus[INT_TEXT_SIZE], cqpos[INT_TEXT_SIZE];
     const char *cells[14];
     int64_t end;
 
@@ -123,7 +123,7 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     }
     pos[0] = exec[0] = '\0';
     if (wl->position >= 0)
-        snprintf(pos, sizeof(pos), "%lld", (long long)wl->position);
+        int_text(pos, wl->position);
     if (wl->admitted_ms) {
         end = wl->finished_ms ? wl->finished_ms : l->now_ms;
         age(exec, wl->admitted_ms, end);
@@ -137,18 +137,20 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[6] = pos;
     cells[7] = exec;
     cells[8] = age(agebuf, wl->created_ms, l->now_ms);
-    snprintf(prio, sizeof(prio), "%lld", (long long)wl->priority);
-    snprintf(pods, sizeof(pods), "%lld", (long long)wl->pods);
-    snprintf(gpus, sizeof(gpus), "%lld", (long long)wl->gpus);
+    if (!l->wide)
+        return add_row(l, wl->namespace, cells, 9);
+    int_text(prio, wl->priority);
+    int_text(pods, wl->pods);
+    int_text(gpus, wl->gpus);
     cells[9] = prio;
     cells[10] = pods;
     cells[11] = gpus;
     cqpos[0] = '\0';
     if (wl->position_cq >= 0)
-        snprintf(cqpos, sizeof(cqpos), "%lld", (long long)wl->position_cq);
+        int_text(cqpos, wl->position_cq);
     cells[12] = cqpos;
     cells[13] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
-    return add_row(l, wl->namespace, cells, l->wide ? 14 : 9);
+    return add_row(l, wl->namespace, cells, 14);
 }
 
 /* Cluster mode without gpuqd: a Job read as its workload (gq_kube_workloads). */

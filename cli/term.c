@@ -76,13 +76,39 @@ bool term_use_color(int fd, const char *mode)
     return term_is_tty(fd);
 }
 
-/* "<big><bu><small><su>", or just "<big><bu>" when small is 0 ("2m", not "2m0s"). */
-static void put_pair(char *buf, size_t size, int64_t big, char bu, int64_t small, char su)
+char *int_text(char *buf, int64_t v)
 {
-    if (small == 0)
-        snprintf(buf, size, "%" PRId64 "%c", big, bu);
-    else
-        snprintf(buf, size, "%" PRId64 "%c%" PRId64 "%c", big, bu, small, su);
+    char rev[INT_TEXT_SIZE];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t n = 0;
+
+    do {
+        rev[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *buf++ = '-';
+    while (n)
+        *buf++ = rev[--n];
+    *buf = '\0';
+    return buf;
+}
+
+/* "<n><unit>" at buf; returns the NUL's address. */
+static char *put_unit(char *buf, int64_t n, char unit)
+{
+    buf = int_text(buf, n);
+    *buf++ = unit;
+    *buf = '\0';
+    return buf;
+}
+
+/* "<big><bu><small><su>", or just "<big><bu>" when small is 0 ("2m", not "2m0s"). */
+static void put_pair(char *buf, int64_t big, char bu, int64_t small, char su)
+{
+    buf = put_unit(buf, big, bu);
+    if (small != 0)
+        put_unit(buf, small, su);
 }
 
 /*
@@ -118,22 +144,22 @@ void human_duration(char *buf, size_t size, int64_t seconds)
     else if (seconds < 0)
         put_text(tmp, sizeof(tmp), "0s");
     else if (seconds < 60 * 2)
-        snprintf(tmp, sizeof(tmp), "%" PRId64 "s", seconds);
+        put_unit(tmp, seconds, 's');
     else if (minutes < 10)
-        put_pair(tmp, sizeof(tmp), minutes, 'm', seconds % 60, 's');
+        put_pair(tmp, minutes, 'm', seconds % 60, 's');
     else if (minutes < 60 * 3)
-        snprintf(tmp, sizeof(tmp), "%" PRId64 "m", minutes);
+        put_unit(tmp, minutes, 'm');
     else if (hours < 8)
-        put_pair(tmp, sizeof(tmp), hours, 'h', minutes % 60, 'm');
+        put_pair(tmp, hours, 'h', minutes % 60, 'm');
     else if (hours < 48)
-        snprintf(tmp, sizeof(tmp), "%" PRId64 "h", hours);
+        put_unit(tmp, hours, 'h');
     else if (hours < 24 * 8)
-        put_pair(tmp, sizeof(tmp), days, 'd', hours % 24, 'h');
+        put_pair(tmp, days, 'd', hours % 24, 'h');
     else if (hours < 24 * 365 * 2)
-        snprintf(tmp, sizeof(tmp), "%" PRId64 "d", days);
+        put_unit(tmp, days, 'd');
     else if (hours < 24 * 365 * 8)
-        put_pair(tmp, sizeof(tmp), days / 365, 'y', days % 365, 'd');
+        put_pair(tmp, days / 365, 'y', days % 365, 'd');
     else
-        snprintf(tmp, sizeof(tmp), "%" PRId64 "y", days / 365);
+        put_unit(tmp, days / 365, 'y');
     put_text(buf, size, tmp);
 }

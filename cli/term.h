@@ -40,4 +40,10 @@ bool term_use_color(int fd, const char *mode);
  */
 void human_duration(char *buf, size_t size, int64_t seconds);
 
+/* Bytes that always hold int_text()'s result, NUL included. */
+#define INT_TEXT_SIZE 24
+
+/* v in decimal at buf (INT_TEXT_SIZE bytes); returns the NUL's address. */
+char *int_text(char *buf, int64_t v);
+
 #endif

@@ -4,7 +4,7 @@
  * by name. Everything here is one SQL statement per call, read through
  * gq__store_query, so that a listing is one consistent snapshot and the
  * command that prints 100,000 rows does no per-row work beyond converting
- * text. Status columns (pending / admitted counts, a ClusterQueue's reason to
+ * values. Status columns (pending / admitted counts, a ClusterQueue's reason to
  * be inactive) are computed in the query from the same tables admission uses.
  */
 #include <stdio.h>
@@ -54,10 +54,10 @@ struct positions {
     bool failed;
 };
 
-static int position_row(int ncols, const char *const *v, void *payload)
+static int position_row(int ncols, const char *const *v, const int64_t *nums, void *payload)
 {
     struct positions *p = payload;
-    int64_t id = num(v[0]), *grown;
+    int64_t id = nums[0], *grown;
     const char *ns = v[1] ? v[1] : "", *lq = v[2] ? v[2] : "";
 
     (void)ncols;
@@ -93,10 +93,10 @@ struct wl_walk {
     int64_t now;                   /* the database's clock */
 };
 
-static int wl_row(int n, const char *const *v, void *payload)
+static int wl_row(int n, const char *const *v, const int64_t *nums, void *payload)
 {
     struct wl_walk *walk = payload;
-    int64_t id = num(v[18]);
+    int64_t id = nums[18];
     gq_workload_info wl;
     char where[1200];
 
@@ -112,16 +112,16 @@ static int wl_row(int n, const char *const *v, void *payload)
     wl.reason = v[8];
     wl.message = v[9];
     wl.priority_class = v[10];
-    wl.priority = num(v[11]);
-    wl.pods = num(v[12]);
-    wl.gpus = num(v[13]);
+    wl.priority = nums[11];
+    wl.pods = nums[12];
+    wl.gpus = nums[13];
     wl.position = id >= 0 && id < walk->positions.n ? walk->positions.pos[id] : -1;
     wl.position_cq = id >= 0 && id < walk->cq_positions.n ? walk->cq_positions.pos[id] : -1;
-    wl.created_ms = num(v[15]);
-    wl.admitted_ms = num(v[16]);
-    wl.finished_ms = num(v[17]);
-    wl.requeue_ms = num(v[14]);
-    wl.started_ms = num(v[19]);
+    wl.created_ms = nums[15];
+    wl.admitted_ms = nums[16];
+    wl.finished_ms = nums[17];
+    wl.requeue_ms = nums[14];
+    wl.started_ms = nums[19];
     {
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,
@@ -170,16 +170,17 @@ static int list_txn(struct gq_store *st, void *payload, gq_error *err)
 
     /* Positions are only shown for pending workloads: skip them when none can show. */
     if (q <= 1 || (q == 4 && strcasecmp(f->state, "pending") == 0)) {
-        rc = gq__store_query(st, positions_sql, params, 1, position_row, &walk->positions, err);
+        rc = gq__store_query_typed(st, positions_sql, params, 1, position_row, &walk->positions,
+                                   err);
         if (rc == GQ_OK)
-            rc = gq__store_query(st, cq_positions_sql, NULL, 0, position_row,
-                                 &walk->cq_positions, err);
+            rc = gq__store_query_typed(st, cq_positions_sql, NULL, 0, position_row,
+                                       &walk->cq_positions, err);
         if (rc != GQ_OK)
             return walk->positions.failed || walk->cq_positions.failed
                        ? gq__error(err, GQ_ENOMEM, "out of memory")
                        : rc;
     }
-    return gq__store_query(st, queries[q], params, 6, wl_row, walk, err);
+    return gq__store_query_typed(st, queries[q], params, 6, wl_row, walk, err);
 }
 
 int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn fn,

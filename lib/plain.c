@@ -20,6 +20,24 @@ static bool is(const char *a, const char *b)
     return a && strcmp(a, b) == 0;
 }
 
+/* Text appended to a buffer and cut at its end; the hot path of a listing avoids snprintf. */
+struct text {
+    char *p;
+    size_t left; /* bytes left, the NUL's included */
+};
+
+static void add(struct text *t, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n >= t->left)
+        n = t->left - 1;
+    memcpy(t->p, s, n);
+    t->p += n;
+    t->left -= n;
+    *t->p = '\0';
+}
+
 /* Kueue's eviction wording, cut to what happened: "Retrying after failure: X". */
 static const char *why(const char *message)
 {
@@ -42,15 +60,22 @@ const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
         snprintf(buf, size, "retrying at %s (in %s)%s%s", gq__rfc3339(at, p->requeue_ms),
                  span(d, p->requeue_ms - p->now_ms), m ? ": " : "", m ? m : "");
     } else if (is(p->state, "pending")) {
-        int n = 0;
+        struct text t = {buf, size};
+        char ahead[GQ_I64_BUFSIZE];
 
-        if (m)
-            n = snprintf(buf, size, "waiting for quota: %s", m);
-        else
-            n = snprintf(buf, size, "waiting for quota");
-        if (p->position_cq > 0 && n >= 0 && (size_t)n < size)
-            snprintf(buf + n, size - (size_t)n, " (%lld ahead in ClusterQueue %s)",
-                     (long long)p->position_cq, p->cluster_queue ? p->cluster_queue : "");
+        add(&t, "waiting for quota");
+        if (m) {
+            add(&t, ": ");
+            add(&t, m);
+        }
+        if (p->position_cq > 0) {
+            gq__i64_text(ahead, p->position_cq);
+            add(&t, " (");
+            add(&t, ahead);
+            add(&t, " ahead in ClusterQueue ");
+            add(&t, p->cluster_queue ? p->cluster_queue : "");
+            add(&t, ")");
+        }
     } else if (is(p->state, "reserved")) {
         /* The engine's note says "waiting for capacity: ProvisioningRequest X (attempt n): ..." */
         static const char cap[] = "waiting for capacity: ";

@@ -410,10 +410,12 @@ int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *
 
 /* ------------------------------------------------------------------ reads */
 
-int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
-                    gq__row_fn row, void *payload, gq_error *err)
+/* gq__store_query's loop; typed picks how values reach the callback. */
+static int query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+                 gq__row_fn row, gq__typed_row_fn typed_row, void *payload, gq_error *err)
 {
     const char *vals[64];
+    int64_t nums[64];
     sqlite3_stmt *stmt;
     int i, n, rc;
 
@@ -426,9 +428,17 @@ int gq__store_query(struct gq_store *st, const char *sql, const char *const *par
     if (n > 64)
         n = 64;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        for (i = 0; i < n; i++)
-            vals[i] = (const char *)sqlite3_column_text(stmt, i);
-        if ((rc = row(n, vals, payload)) != 0) {
+        for (i = 0; i < n; i++) {
+            nums[i] = 0;
+            if (typed_row && sqlite3_column_type(stmt, i) == SQLITE_INTEGER) {
+                nums[i] = sqlite3_column_int64(stmt, i);
+                vals[i] = NULL;
+            } else {
+                vals[i] = (const char *)sqlite3_column_text(stmt, i);
+            }
+        }
+        rc = typed_row ? typed_row(n, vals, nums, payload) : row(n, vals, payload);
+        if (rc != 0) {
             sqlite3_finalize(stmt);
             return rc;
         }
@@ -437,6 +447,18 @@ int gq__store_query(struct gq_store *st, const char *sql, const char *const *par
     if (rc != SQLITE_DONE)
         return gq__store_sqlerr(st, rc, err, "query");
     return GQ_OK;
+}
+
+int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+                    gq__row_fn row, void *payload, gq_error *err)
+{
+    return query(st, sql, params, nparams, row, NULL, payload, err);
+}
+
+int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
+                          int nparams, gq__typed_row_fn row, void *payload, gq_error *err)
+{
+    return query(st, sql, params, nparams, NULL, row, payload, err);
 }
 
 int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,

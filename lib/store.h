@@ -336,4 +336,15 @@ typedef int (*gq__row_fn)(int ncols, const char *const *values, void *payload);
 int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
                     gq__row_fn row, void *payload, gq_error *err);
 
+/*
+ * The same for rows with many integer columns: an INTEGER value arrives in
+ * nums (its text entry NULL), anything else as text (its nums entry 0). A
+ * list of 100,000 workloads spent a tenth of its time having SQLite print
+ * integers that strtoll then read back.
+ */
+typedef int (*gq__typed_row_fn)(int ncols, const char *const *texts, const int64_t *nums,
+                                void *payload);
+int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
+                          int nparams, gq__typed_row_fn row, void *payload, gq_error *err);
+
 #endif

@@ -444,3 +444,21 @@ bool gq__parse_rfc3339(const char *s, int64_t *out)
     *out = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000;
     return parse_zone(s + 19, out);
 }
+
+size_t gq__i64_text(char buf[GQ_I64_BUFSIZE], int64_t v)
+{
+    char rev[GQ_I64_BUFSIZE];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t n = 0, len = 0;
+
+    do {
+        rev[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[len++] = '-';
+    while (n)
+        buf[len++] = rev[--n];
+    buf[len] = '\0';
+    return len;
+}

@@ -13,6 +13,12 @@
 /* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
 int64_t gq__now_ms(void);
 
+/* Bytes that always hold gq__i64_text()'s result, NUL included. */
+#define GQ_I64_BUFSIZE 21
+
+/* v in decimal into buf, NUL-terminated; returns the length (snprintf's "%lld", faster). */
+size_t gq__i64_text(char buf[GQ_I64_BUFSIZE], int64_t v);
+
 /*
  * A duration as Go's time.ParseDuration writes them, in whole milliseconds:
  * one or more <number><unit> with units ms, s, m, h ("90s", "1h30m", "2.5m"),
