@@ -20,7 +20,6 @@
  * after a failed allocation, so the builders need no error paths of their
  * own; the caller checks once at the end.
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,112 +33,46 @@
 
 /* ------------------------------------------------------------------ buffer */
 
-struct buf {
-    char *p;     /* NUL-terminated text, malloc'd; handed to the caller */
-    size_t len;  /* bytes before the NUL */
-    size_t cap;  /* bytes allocated */
-    bool failed; /* an allocation failed: the text is incomplete */
-};
-
-static bool buf_reserve(struct buf *b, size_t n)
-{
-    size_t cap = b->cap ? b->cap : 4096;
-    char *p;
-
-    if (b->failed)
-        return false;
-    if (b->len + n + 1 <= b->cap)
-        return true;
-    while (cap < b->len + n + 1)
-        cap *= 2;
-    if (!(p = realloc(b->p, cap))) {
-        b->failed = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_str(struct buf *b, const char *s)
-{
-    buf_add(b, s, strlen(s));
-}
-
-static void __attribute__((format(printf, 2, 3))) buf_printf(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    char small[256];
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(small, sizeof(small), fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = true;
-        return;
-    }
-    if ((size_t)n < sizeof(small)) {
-        buf_add(b, small, (size_t)n);
-        return;
-    }
-    if (!buf_reserve(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /*
  * A Prometheus label value (in_help false) or HELP text (true): the format
  * escapes backslash and newline in both, and the double quote in values.
  */
-static void buf_prom(struct buf *b, const char *s, bool in_help)
+static void buf_prom(struct gq__str *b, const char *s, bool in_help)
 {
     for (; s && *s; s++) {
         if (*s == '\\')
-            buf_str(b, "\\\\");
+            gq__str_puts(b, "\\\\");
         else if (*s == '\n')
-            buf_str(b, "\\n");
+            gq__str_puts(b, "\\n");
         else if (*s == '"' && !in_help)
-            buf_str(b, "\\\"");
+            gq__str_puts(b, "\\\"");
         else
-            buf_add(b, s, 1);
+            gq__str_add(b, s, 1);
     }
 }
 
 /* A JSON string, quoted; control characters as \u escapes. */
-static void buf_json(struct buf *b, const char *s)
+static void buf_json(struct gq__str *b, const char *s)
 {
-    buf_str(b, "\"");
+    gq__str_puts(b, "\"");
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
 
         if (c == '"' || c == '\\')
-            buf_printf(b, "\\%c", c);
+            gq__str_printf(b, "\\%c", c);
         else if (c < 0x20)
-            buf_printf(b, "\\u%04x", c);
+            gq__str_printf(b, "\\u%04x", c);
         else
-            buf_add(b, s, 1);
+            gq__str_add(b, s, 1);
     }
-    buf_str(b, "\"");
+    gq__str_puts(b, "\"");
 }
 
 /* Hand the text to the caller, or report the allocation that failed. */
-static int buf_finish(struct buf *b, char **out, gq_error *err)
+static int buf_finish(struct gq__str *b, char **out, gq_error *err)
 {
     if (!b->failed && !b->p)
-        buf_add(b, "", 0);
+        gq__str_add(b, "", 0);
     if (b->failed) {
         free(b->p);
         return gq__error(err, GQ_ENOMEM, "out of memory");
@@ -150,15 +83,15 @@ static int buf_finish(struct buf *b, char **out, gq_error *err)
 
 /* ----------------------------------------------------------- exposition */
 
-static void family_header(struct buf *b, const char *name, const char *type, const char *help)
+static void family_header(struct gq__str *b, const char *name, const char *type, const char *help)
 {
-    buf_printf(b, "# HELP %s ", name);
+    gq__str_printf(b, "# HELP %s ", name);
     buf_prom(b, help, true);
-    buf_printf(b, "\n# TYPE %s %s\n", name, type);
+    gq__str_printf(b, "\n# TYPE %s %s\n", name, type);
 }
 
 /* name{l1="v1",...} for n labels; extra (may be NULL) is one more, already formatted. */
-static void sample_start(struct buf *b,
+static void sample_start(struct gq__str *b,
                          const char *name,
                          const char *const *labels,
                          const char *const *values,
@@ -167,18 +100,18 @@ static void sample_start(struct buf *b,
 {
     int i;
 
-    buf_str(b, name);
+    gq__str_puts(b, name);
     if (n == 0 && !extra)
         return;
-    buf_str(b, "{");
+    gq__str_puts(b, "{");
     for (i = 0; i < n; i++) {
-        buf_printf(b, "%s%s=\"", i ? "," : "", labels[i]);
+        gq__str_printf(b, "%s%s=\"", i ? "," : "", labels[i]);
         buf_prom(b, values[i] ? values[i] : "", false);
-        buf_str(b, "\"");
+        gq__str_puts(b, "\"");
     }
     if (extra)
-        buf_printf(b, "%s%s", n ? "," : "", extra);
-    buf_str(b, "}");
+        gq__str_printf(b, "%s%s", n ? "," : "", extra);
+    gq__str_puts(b, "}");
 }
 
 /*
@@ -195,7 +128,7 @@ struct family {
 };
 
 struct family_walk {
-    struct buf *b;
+    struct gq__str *b;
     const struct family *f;
     int nlabels;
 };
@@ -212,7 +145,7 @@ static int family_row(int n, const char *const *v, void *payload)
     if (len > 2 && strcmp(value + len - 2, ".0") == 0)
         len -= 2;
     sample_start(w->b, w->f->name, w->f->labels, v, w->nlabels, NULL);
-    buf_printf(w->b, " %.*s\n", (int)len, value);
+    gq__str_printf(w->b, " %.*s\n", (int)len, value);
     return w->b->failed ? GQ_ENOMEM : 0;
 }
 
@@ -359,7 +292,7 @@ static const struct family resources[] = {
 };
 
 struct metrics {
-    struct buf b;
+    struct gq__str b;
     char now[24]; /* the database's clock, ms, as the ?1 of every query */
 };
 
@@ -398,7 +331,7 @@ static const int64_t wait_buckets_ms[] = {1000,    2500,    5000,    10000,   20
 struct hist {
     const char *name;
     const char *help;
-    struct buf out;           /* samples of the finished queues, appended after the header */
+    struct gq__str out;           /* samples of the finished queues, appended after the header */
     int64_t bucket[NBUCKETS]; /* the queue in hand: observations in each bucket alone */
     int64_t count;
     int64_t sum_ms;
@@ -419,17 +352,17 @@ static void hist_flush(struct hist *h, const char *cq)
         cum += h->bucket[i];
         snprintf(le, sizeof(le), "le=\"%g\"", (double)wait_buckets_ms[i] / 1000.0);
         sample_start(&h->out, series, label, value, 1, le);
-        buf_printf(&h->out, " %lld\n", (long long)cum);
+        gq__str_printf(&h->out, " %lld\n", (long long)cum);
     }
     sample_start(&h->out, series, label, value, 1, "le=\"+Inf\"");
-    buf_printf(&h->out, " %lld\n", (long long)h->count);
+    gq__str_printf(&h->out, " %lld\n", (long long)h->count);
     snprintf(series, sizeof(series), "%s_sum", h->name);
     sample_start(&h->out, series, label, value, 1, NULL);
-    buf_printf(&h->out, " %lld.%03lld\n", (long long)(h->sum_ms / 1000),
+    gq__str_printf(&h->out, " %lld.%03lld\n", (long long)(h->sum_ms / 1000),
                (long long)(h->sum_ms % 1000));
     snprintf(series, sizeof(series), "%s_count", h->name);
     sample_start(&h->out, series, label, value, 1, NULL);
-    buf_printf(&h->out, " %lld\n", (long long)h->count);
+    gq__str_printf(&h->out, " %lld\n", (long long)h->count);
     memset(h->bucket, 0, sizeof(h->bucket));
     h->count = h->sum_ms = 0;
 }
@@ -508,7 +441,7 @@ static int emit_histograms(struct gq_store *st, struct metrics *m, gq_error *err
         hist_flush(&w.h[k], w.cq);
         family_header(&m->b, w.h[k].name, "histogram", w.h[k].help);
         if (w.h[k].out.p)
-            buf_add(&m->b, w.h[k].out.p, w.h[k].out.len);
+            gq__str_add(&m->b, w.h[k].out.p, w.h[k].out.len);
         if (w.h[k].out.failed)
             m->b.failed = true;
         free(w.h[k].out.p);
@@ -523,14 +456,14 @@ static int status_row(const gq_object_info *o, void *payload)
 {
     static const char *const labels[] = {"cluster_queue", "status"};
     static const char *const statuses[] = {"pending", "active", "terminating"};
-    struct buf *b = payload;
+    struct gq__str *b = payload;
     size_t i;
 
     for (i = 0; i < 3; i++) {
         const char *values[] = {o->name, statuses[i]};
 
         sample_start(b, "kueue_cluster_queue_status", labels, values, 2, NULL);
-        buf_printf(b, " %d\n", i == (o->inactive ? 0u : 1u));
+        gq__str_printf(b, " %d\n", i == (o->inactive ? 0u : 1u));
     }
     return b->failed ? GQ_ENOMEM : 0;
 }
@@ -684,49 +617,49 @@ static int by_cq_position(const void *a, const void *b)
 }
 
 /* Kueue copies the Workload's owner references: for a Job, the Job. */
-static void owner_json(struct buf *b, const struct pending_item *it)
+static void owner_json(struct gq__str *b, const struct pending_item *it)
 {
     if (strcmp(it->job_kind, "Job") != 0)
         return;
-    buf_str(b, ",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":");
+    gq__str_puts(b, ",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":");
     buf_json(b, it->job_name);
-    buf_str(b, ",\"uid\":");
+    gq__str_puts(b, ",\"uid\":");
     buf_json(b, it->uid);
-    buf_str(b, ",\"controller\":true,\"blockOwnerDeletion\":true}]");
+    gq__str_puts(b, ",\"controller\":true,\"blockOwnerDeletion\":true}]");
 }
 
-static void item_json(struct buf *b, const struct pending_item *it)
+static void item_json(struct gq__str *b, const struct pending_item *it)
 {
     char created[GQ_RFC3339_BUFSIZE];
 
-    buf_str(b, "{\"metadata\":{\"name\":");
+    gq__str_puts(b, "{\"metadata\":{\"name\":");
     buf_json(b, it->name);
-    buf_str(b, ",\"namespace\":");
+    gq__str_puts(b, ",\"namespace\":");
     buf_json(b, it->ns);
-    buf_printf(b, ",\"creationTimestamp\":\"%s\"", gq__rfc3339(created, it->created_ms));
+    gq__str_printf(b, ",\"creationTimestamp\":\"%s\"", gq__rfc3339(created, it->created_ms));
     owner_json(b, it);
-    buf_printf(b, "},\"priority\":%lld,\"localQueueName\":", (long long)it->priority);
+    gq__str_printf(b, "},\"priority\":%lld,\"localQueueName\":", (long long)it->priority);
     buf_json(b, it->lq ? it->lq : "");
-    buf_printf(b, ",\"positionInClusterQueue\":%lld,\"positionInLocalQueue\":%lld}",
+    gq__str_printf(b, ",\"positionInClusterQueue\":%lld,\"positionInLocalQueue\":%lld}",
                (long long)it->pos_cq, (long long)it->pos_lq);
 }
 
 static int pending_render(struct pending *p, char **out, gq_error *err)
 {
-    struct buf b = {NULL, 0, 0, false};
+    struct gq__str b = {NULL, 0, 0, false};
     size_t i;
 
     /* Within one LocalQueue the ClusterQueue's order is the LocalQueue's order too. */
     qsort(p->v, p->n, sizeof(*p->v), by_cq_position);
-    buf_str(&b, "{\"kind\":\"PendingWorkloadsSummary\","
+    gq__str_puts(&b, "{\"kind\":\"PendingWorkloadsSummary\","
                 "\"apiVersion\":\"visibility.kueue.x-k8s.io/v1beta1\",\"metadata\":{},"
                 "\"items\":[");
     for (i = 0; i < p->n; i++) {
         if (i)
-            buf_str(&b, ",");
+            gq__str_puts(&b, ",");
         item_json(&b, &p->v[i]);
     }
-    buf_str(&b, "]}\n");
+    gq__str_puts(&b, "]}\n");
     return buf_finish(&b, out, err);
 }
 

@@ -32,70 +32,18 @@
 
 /* --------------------------------------------------------------------- text */
 
-/* A growable string; oom is sticky, so callers check once at the end. */
-struct text {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-    if (t->oom)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        char *p;
-
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        if (!(p = realloc(t->p, cap))) {
-            t->oom = true;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static void vputf(struct text *t, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-static void vputf(struct text *t, const char *fmt, va_list ap)
-{
-    char small[256], *big;
-    va_list again;
-    int n;
-
-    va_copy(again, ap);
-    n = vsnprintf(small, sizeof(small), fmt, ap);
-    if (n >= 0 && (size_t)n < sizeof(small)) {
-        put(t, small, (size_t)n);
-    } else if (n >= 0 && (big = malloc((size_t)n + 1)) != NULL) {
-        vsnprintf(big, (size_t)n + 1, fmt, again);
-        put(t, big, (size_t)n);
-        free(big);
-    } else {
-        t->oom = true;
-    }
-    va_end(again);
-}
-
 /* One line at an indent level (two spaces each), as kubectl's PrefixWriter writes it. */
-static void line(struct text *t, int level, const char *fmt, ...)
+static void line(struct gq__str *t, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void line(struct text *t, int level, const char *fmt, ...)
+static void line(struct gq__str *t, int level, const char *fmt, ...)
 {
     va_list ap;
 
     for (; level > 0; level--)
-        put(t, "  ", 2);
+        gq__str_add(t, "  ", 2);
     va_start(ap, fmt);
-    vputf(t, fmt, ap);
+    gq__str_vprintf(t, fmt, ap);
     va_end(ap);
 }
 
@@ -119,7 +67,7 @@ struct tab {
     size_t nlines;
     size_t widths[32]; /* the column widths of the enclosing blocks */
     size_t nwidths;
-    struct text *out;
+    struct gq__str *out;
 };
 
 static void tab_write_lines(struct tab *tb, size_t line0, size_t line1)
@@ -131,12 +79,12 @@ static void tab_write_lines(struct tab *tb, size_t line0, size_t line1)
         for (j = 0; j < tb->n[i]; j++) {
             const struct cell *c = &tb->cells[tb->first[i] + j];
 
-            put(tb->out, tb->text + c->off, c->len);
+            gq__str_add(tb->out, tb->text + c->off, c->len);
             if (j < tb->nwidths && j + 1 < tb->n[i])
                 for (pad = tb->widths[j] - c->width; pad > 0; pad -= pad < 48 ? pad : 48)
-                    put(tb->out, spaces, pad < 48 ? pad : 48);
+                    gq__str_add(tb->out, spaces, pad < 48 ? pad : 48);
         }
-        put(tb->out, "\n", 1);
+        gq__str_add(tb->out, "\n", 1);
     }
 }
 
@@ -194,7 +142,7 @@ static bool tab_split(struct tab *tb, const char *text, size_t len)
 }
 
 /* Align one flushed segment of text into out. */
-static void tab_segment(struct text *out, const char *text, size_t len)
+static void tab_segment(struct gq__str *out, const char *text, size_t len)
 {
     struct tab tb;
 
@@ -206,7 +154,7 @@ static void tab_segment(struct text *out, const char *text, size_t len)
     if (tab_split(&tb, text, len))
         tab_format(&tb, 0, tb.nlines);
     else
-        out->oom = true;
+        out->failed = true;
     free(tb.cells);
     free(tb.first);
     free(tb.n);
@@ -217,9 +165,9 @@ static void tab_segment(struct text *out, const char *text, size_t len)
  * '\f' after a line is tabwriter's Flush(): no column block spans it, so a
  * table does not widen the fields that follow it.
  */
-static char *tabify(const struct text *in)
+static char *tabify(const struct gq__str *in)
 {
-    struct text out = {NULL, 0, 0, false};
+    struct gq__str out = {NULL, 0, 0, false};
     const char *p = in->p ? in->p : "", *end = p + in->len, *ff;
 
     while (p < end) {
@@ -227,8 +175,8 @@ static char *tabify(const struct text *in)
         tab_segment(&out, p, (size_t)((ff ? ff : end) - p));
         p = ff ? ff + 1 : end;
     }
-    put(&out, "", 0);
-    if (out.oom) {
+    gq__str_add(&out, "", 0);
+    if (out.failed) {
         free(out.p);
         return NULL;
     }
@@ -236,9 +184,9 @@ static char *tabify(const struct text *in)
 }
 
 /* End every column block here (tabwriter's Flush), as kubectl does around tables. */
-static void flush(struct text *t)
+static void flush(struct gq__str *t)
 {
-    put(t, "\f", 1);
+    gq__str_add(t, "\f", 1);
 }
 
 /* ------------------------------------------------------------------- values */
@@ -304,7 +252,7 @@ struct describe {
     enum gq_kind kind;
     const char *ns;   /* the namespace of namespaced kinds */
     const char *name; /* as the user typed it */
-    struct text t;
+    struct gq__str t;
     int64_t now_ms;
     gq_error *err;
 };
@@ -492,13 +440,13 @@ static bool is_acronym(const char *s, size_t n)
  * kubectl's smartLabelFor: "nominalQuota" -> "Nominal Quota", "apiVersion" ->
  * "API Version"; keys with anything but letters and '-' are printed as they are.
  */
-static void put_label(struct text *t, const char *key)
+static void put_label(struct gq__str *t, const char *key)
 {
     size_t start[64], len[64], nruns = 0, i, n = strlen(key);
 
     for (i = 0; i < n; i++) {
         if (!char_class(key[i]) || nruns == 64) {
-            put(t, key, n);
+            gq__str_add(t, key, n);
             return;
         }
         if (i > 0 && char_class(key[i]) == char_class(key[i - 1])) {
@@ -518,18 +466,18 @@ static void put_label(struct text *t, const char *key)
     for (i = 0, n = 0; i < nruns; i++) {
         if (len[i] == 0)
             continue;
-        put(t, " ", n++ ? 1 : 0);
+        gq__str_add(t, " ", n++ ? 1 : 0);
         if (is_acronym(key + start[i], len[i])) {
             for (size_t j = 0; j < len[i]; j++) {
                 char c = (char)(key[start[i] + j] & ~0x20);
 
-                put(t, &c, 1);
+                gq__str_add(t, &c, 1);
             }
         } else {
             char c = (char)(char_class(key[start[i]]) == 1 ? key[start[i]] - 32 : key[start[i]]);
 
-            put(t, &c, 1);
-            put(t, key + start[i] + 1, len[i] - 1);
+            gq__str_add(t, &c, 1);
+            gq__str_add(t, key + start[i] + 1, len[i] - 1);
         }
     }
 }
@@ -583,7 +531,7 @@ static int tree_row(int n, const char *const *v, void *payload)
     line(&c->d->t, level, "%s", "");
     put_label(&c->d->t, v[0]);
     if (container) {
-        put(&c->d->t, ":\n", 2);
+        gq__str_add(&c->d->t, ":\n", 2);
         tree_push(c, num(v[3]), level + 1, array);
     } else {
         line(&c->d->t, 0, ":\t%s\n", v[2] ? v[2] : "");
@@ -710,7 +658,7 @@ static int group_row(int n, const char *const *v, void *payload)
         line(&g->d->t, 0, "%s%s", i ? "\t" : "", or_none(v[i]));
     if (g->usage)
         line(&g->d->t, 0, "\t%s", amount(q, v[1] ? v[1] : "", num(v[5])));
-    put(&g->d->t, "\n", 1);
+    gq__str_add(&g->d->t, "\n", 1);
     return 0;
 }
 
@@ -1027,20 +975,20 @@ static int put_podsets(struct describe *d, const char *uid)
 }
 
 /* A free-text value on one line (see ONE_LINE), or "<none>". */
-static void put_one_line(struct text *t, const char *label, const char *s)
+static void put_one_line(struct gq__str *t, const char *label, const char *s)
 {
     const char *p;
 
     line(t, 0, "%s:\t", label);
     for (p = s = or_none(s); *p; p++) {
         if (*p == '\n' || *p == '\t' || *p == '\f') {
-            put(t, s, (size_t)(p - s));
-            put(t, *p == '\n' ? "\\n" : " ", *p == '\n' ? 2 : 1);
+            gq__str_add(t, s, (size_t)(p - s));
+            gq__str_add(t, *p == '\n' ? "\\n" : " ", *p == '\n' ? 2 : 1);
             s = p + 1;
         }
     }
-    put(t, s, (size_t)(p - s));
-    put(t, "\n", 1);
+    gq__str_add(t, s, (size_t)(p - s));
+    gq__str_add(t, "\n", 1);
 }
 
 static void put_wl_fields(struct describe *d, const struct wl_found *w)
@@ -1192,7 +1140,7 @@ static int cells_row(int n, const char *const *v, void *payload)
     line(&c->d->t, 1, "%s", "");
     for (i = 0; i < n; i++)
         line(&c->d->t, 0, "%s%s", i ? "\t" : "", v[i] ? v[i] : "");
-    put(&c->d->t, "\n", 1);
+    gq__str_add(&c->d->t, "\n", 1);
     return 0;
 }
 
@@ -1213,11 +1161,11 @@ static int put_table(
         line(&d->t, 1, "%s\n", head);
         line(&d->t, 1, "%s", "");
         for (i = 0; head[i]; i++)
-            put(&d->t, head[i] == '\t' ? "\t" : "-", 1);
-        put(&d->t, "\n", 1);
+            gq__str_add(&d->t, head[i] == '\t' ? "\t" : "-", 1);
+        gq__str_add(&d->t, "\n", 1);
     }
     rc = gq__store_query(d->db->st, sql, &param, 1, cells_row, &c, d->err);
-    if (rc == GQ_OK && c.rows == 0 && !d->t.oom) {
+    if (rc == GQ_OK && c.rows == 0 && !d->t.failed) {
         d->t.len = mark;
         if (d->t.p)
             d->t.p[mark] = '\0';
@@ -1300,7 +1248,7 @@ static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
     (void)st;
     (void)err;
     d->t.len = 0;
-    d->t.oom = false;
+    d->t.failed = false;
     switch (d->kind) {
     case GQ_KIND_CLUSTER_QUEUE:
         rc = describe_cq(d, &r);
@@ -1329,7 +1277,7 @@ static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
         break;
     }
     row_clear(&r);
-    if (rc == GQ_OK && d->t.oom)
+    if (rc == GQ_OK && d->t.failed)
         rc = gq__error(d->err, GQ_ENOMEM, "out of memory");
     return rc;
 }

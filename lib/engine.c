@@ -11,7 +11,6 @@
  * decision and its commit, and a killed `gpuq schedule` leaves each workload
  * either as it was or fully decided.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,81 +33,47 @@ struct engine {
     int64_t load_us;         /* time the last snapshot build took */
 };
 
-/* A growing text buffer for admission JSON. */
-struct text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        size_t room = t->cap - t->len;
-
-        va_start(ap, fmt);
-        n = t->failed ? 0 : vsnprintf(t->s ? t->s + t->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (t->failed || n < 0) {
-            t->failed = true;
-            return;
-        }
-        if ((size_t)n < room) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        if (!(t->s = realloc(t->s, t->cap)))
-            t->failed = true;
-    }
-}
-
 /*
  * status.admission as Kueue writes it. Names are validated DNS names and
  * qualified names: none needs JSON escaping.
  */
 static char *admission_json(const struct gq_snapshot *s, const struct gq_snap_wl *wl)
 {
-    struct text t = {NULL, 0, 0, false};
+    struct gq__str t = {NULL, 0, 0, false};
     char q[GQ_QUANTITY_BUFSIZE];
     size_t i, j;
 
-    add(&t, "{\"clusterQueue\":\"%s\",\"podSetAssignments\":[", s->cqs[wl->cq].name);
+    gq__str_printf(&t, "{\"clusterQueue\":\"%s\",\"podSetAssignments\":[", s->cqs[wl->cq].name);
     for (i = 0; i < wl->nps; i++) {
         const struct gq_snap_ps *ps = &wl->ps[i];
         bool first = true;
 
-        add(&t, "%s{\"name\":\"%s\",\"flavors\":{", i ? "," : "", ps->name);
+        gq__str_printf(&t, "%s{\"name\":\"%s\",\"flavors\":{", i ? "," : "", ps->name);
         for (j = 0; j < ps->nres; j++) {
             if (ps->adm_flavor[j] < 0)
                 continue;
-            add(&t, "%s\"%s\":\"%s\"", first ? "" : ",", s->res_names.names[ps->res[j]],
+            gq__str_printf(&t, "%s\"%s\":\"%s\"", first ? "" : ",", s->res_names.names[ps->res[j]],
                 s->flavors[ps->adm_flavor[j]].name);
             first = false;
         }
-        add(&t, "},\"resourceUsage\":{");
+        gq__str_printf(&t, "},\"resourceUsage\":{");
         first = true;
         for (j = 0; j < ps->nres; j++) {
             if (ps->adm_flavor[j] < 0)
                 continue;
             gq__amount_format(q, sizeof(q), s->res_names.names[ps->res[j]],
                               gq__sat_mul(ps->per_pod[j], ps->adm_count));
-            add(&t, "%s\"%s\":\"%s\"", first ? "" : ",", s->res_names.names[ps->res[j]], q);
+            gq__str_printf(&t, "%s\"%s\":\"%s\"", first ? "" : ",", s->res_names.names[ps->res[j]], q);
             first = false;
         }
-        add(&t, "},\"count\":%d}", (int)ps->adm_count);
+        gq__str_printf(&t, "},\"count\":%d}", (int)ps->adm_count);
     }
-    add(&t, "]}");
+    gq__str_printf(&t, "]}");
     if (t.failed) {
-        free(t.s);
+        free(t.p);
         return NULL;
     }
-    return t.s;
+    return t.p;
 }
 
 static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_decision *x,

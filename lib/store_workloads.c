@@ -11,7 +11,6 @@
  *    (`WHERE state IN (...)`), so quota is released exactly once;
  *  - every state change appends an event.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,83 +47,50 @@ static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
     }
 }
 
-/* A growing string, for the podsets column. */
-struct buf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        va_start(ap, fmt);
-        n = b->failed ? 0 : vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (b->failed || n < 0 || (size_t)n < b->cap - b->len)
-            break;
-        b->cap = (b->cap + (size_t)n) * 2;
-        if (!(b->s = realloc(b->s, b->cap))) {
-            b->failed = true;
-            return;
-        }
-    }
-    if (n > 0)
-        b->len += (size_t)n;
-}
-
 /*
  * The podsets column (see the schema). Pod set and resource names are
  * validated DNS labels and qualified names, so none needs JSON escaping.
  */
 static char *podsets_json(const struct gq_workload *wl)
 {
-    struct buf b = {malloc(256), 0, 256, false};
+    struct gq__str b = {NULL, 0, 0, false};
     char text[GQ_QUANTITY_BUFSIZE];
     size_t p, r;
     int64_t v;
 
-    if (!b.s)
-        return NULL;
-    b.s[0] = '\0';
-    put(&b, "[");
+    gq__str_printf(&b, "[");
     for (p = 0; p < wl->npodsets; p++) {
         const struct gq_podset *ps = &wl->podsets[p];
 
-        put(&b, "%s{\"name\":\"%s\",\"count\":%d,\"minCount\":", p ? "," : "", ps->name,
+        gq__str_printf(&b, "%s{\"name\":\"%s\",\"count\":%d,\"minCount\":", p ? "," : "", ps->name,
             (int)ps->count);
         if (ps->has_min_count)
-            put(&b, "%d", (int)ps->min_count);
+            gq__str_printf(&b, "%d", (int)ps->min_count);
         else
-            put(&b, "null");
-        put(&b, ",\"requests\":{");
+            gq__str_printf(&b, "null");
+        gq__str_printf(&b, ",\"requests\":{");
         for (r = 0; r < ps->nrequests; r++) {
             gq_quantity_format(text, sizeof(text), &ps->requests[r].per_pod);
-            put(&b, "%s\"%s\":\"%s\"", r ? "," : "", ps->requests[r].resource, text);
+            gq__str_printf(&b, "%s\"%s\":\"%s\"", r ? "," : "", ps->requests[r].resource, text);
         }
-        put(&b, "},\"amounts\":{");
+        gq__str_printf(&b, "},\"amounts\":{");
         for (r = 0; r < ps->nrequests; r++) {
             if (gq_quantity_resource_value(&v, ps->requests[r].resource,
                                            &ps->requests[r].per_pod) != GQ_OK)
                 v = INT64_MAX; /* accounting saturates, as Kueue's does */
-            put(&b, "%s\"%s\":%lld", r ? "," : "", ps->requests[r].resource, (long long)v);
+            gq__str_printf(&b, "%s\"%s\":%lld", r ? "," : "", ps->requests[r].resource, (long long)v);
         }
-        put(&b, "}");
+        gq__str_printf(&b, "}");
         if (ps->match_json)
-            put(&b, ",\"match\":%s", ps->match_json);
-        put(&b, "}");
+            gq__str_printf(&b, ",\"match\":%s", ps->match_json);
+        gq__str_printf(&b, "}");
     }
-    put(&b, "]");
+    gq__str_printf(&b, "]");
     if (b.failed) {
-        free(b.s);
+        free(b.p);
         return NULL;
     }
-    return b.s;
+    return b.p;
 }
 
 /* Usage rows of an imported admission: resource totals per assigned flavor. */

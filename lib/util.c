@@ -462,3 +462,65 @@ size_t gq__i64_text(char buf[GQ_I64_BUFSIZE], int64_t v)
     buf[len] = '\0';
     return len;
 }
+
+static bool str_reserve(struct gq__str *s, size_t n)
+{
+    size_t cap = s->cap ? s->cap : 256;
+    char *p;
+
+    if (s->failed)
+        return false;
+    if (s->len + n + 1 <= s->cap)
+        return true;
+    while (cap < s->len + n + 1)
+        cap *= 2;
+    if (!(p = realloc(s->p, cap))) {
+        s->failed = true;
+        return false;
+    }
+    s->p = p;
+    s->cap = cap;
+    return true;
+}
+
+void gq__str_add(struct gq__str *s, const char *text, size_t n)
+{
+    if (!str_reserve(s, n))
+        return;
+    memcpy(s->p + s->len, text, n);
+    s->len += n;
+    s->p[s->len] = '\0';
+}
+
+void gq__str_puts(struct gq__str *s, const char *text)
+{
+    gq__str_add(s, text, strlen(text));
+}
+
+void gq__str_vprintf(struct gq__str *s, const char *fmt, va_list ap)
+{
+    char small[256];
+    va_list again;
+    int n;
+
+    va_copy(again, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    if (n < 0)
+        s->failed = true;
+    else if ((size_t)n < sizeof(small))
+        gq__str_add(s, small, (size_t)n);
+    else if (str_reserve(s, (size_t)n)) {
+        vsnprintf(s->p + s->len, (size_t)n + 1, fmt, again);
+        s->len += (size_t)n;
+    }
+    va_end(again);
+}
+
+void gq__str_printf(struct gq__str *s, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gq__str_vprintf(s, fmt, ap);
+    va_end(ap);
+}

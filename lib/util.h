@@ -7,11 +7,30 @@
 #define GQ_UTIL_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
 int64_t gq__now_ms(void);
+
+/*
+ * A growable NUL-terminated string. A failed allocation is sticky and makes
+ * every later call a no-op, so a writer checks `failed` once at the end;
+ * p (malloc'd, NULL until something is added) then belongs to the caller.
+ */
+struct gq__str {
+    char *p;
+    size_t len; /* bytes before the NUL */
+    size_t cap; /* bytes allocated */
+    bool failed;
+};
+
+void gq__str_add(struct gq__str *s, const char *text, size_t n);
+void gq__str_puts(struct gq__str *s, const char *text);
+void gq__str_printf(struct gq__str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gq__str_vprintf(struct gq__str *s, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* Bytes that always hold gq__i64_text()'s result, NUL included. */
 #define GQ_I64_BUFSIZE 21
