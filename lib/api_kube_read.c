@@ -111,6 +111,7 @@ static void from_workload(json_object *o, gq_workload_info *wl)
     wl->position = js_int(g, "positionInLocalQueue", -1);
     wl->position_cq = js_int(g, "positionInClusterQueue", -1);
     wl->created_ms = api_time(gq__js_str(o, "metadata.creationTimestamp"));
+    wl->reserved_ms = condition_ms(o, "QuotaReserved");
     wl->admitted_ms = condition_ms(o, "Admitted");
     wl->finished_ms = condition_ms(o, "Finished");
 }
@@ -134,6 +135,7 @@ static void job_state(json_object *o, gq_workload_info *wl, bool admitted)
             wl->where = "running without gpuq's admission";
     }
     wl->admitted_ms = api_time(gq__js_str(o, "status.startTime"));
+    wl->reserved_ms = wl->admitted_ms; /* a Job alone says nothing finer */
 }
 
 /* A batch/v1 Job, as its workload (see the top of the file). */

@@ -122,10 +122,11 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     wl.finished_ms = nums[17];
     wl.requeue_ms = nums[14];
     wl.started_ms = nums[19];
+    wl.reserved_ms = nums[20];
     {
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,
-                             wl.admitted_ms,  wl.started_ms,  wl.requeue_ms,
+                             wl.reserved_ms,  wl.started_ms,  wl.requeue_ms,
                              walk->now};
 
         wl.where = gq__plain_status(where, sizeof(where), &p);
@@ -137,7 +138,7 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
     "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
-    "w.finished_at, w.id, w.started_at FROM workloads w "                                          \
+    "w.finished_at, w.id, w.started_at, w.reserved_at FROM workloads w "                                          \
     "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
     "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \

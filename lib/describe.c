@@ -865,7 +865,7 @@ static int describe_generic(struct describe *d, struct row *r)
 struct wl_found {
     char *s[12]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
                     state, reason, message, priority class, where it stands */
-    int64_t priority, pods, gpus, position, position_cq, created, admitted, finished;
+    int64_t priority, pods, gpus, position, position_cq, created, reserved, admitted, finished;
     bool found;
     bool last; /* keep the last match (the newest), not the first */
 };
@@ -899,6 +899,7 @@ static int wl_found_row(const gq_workload_info *wl, void *payload)
     w->position = wl->position;
     w->position_cq = wl->position_cq;
     w->created = wl->created_ms;
+    w->reserved = wl->reserved_ms;
     w->admitted = wl->admitted_ms;
     w->finished = wl->finished_ms;
     return w->last ? 0 : 1;
@@ -1010,6 +1011,7 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
     line(&d->t, 0, "Pods:\t%" PRId64 "\n", w->pods);
     line(&d->t, 0, "GPUs:\t%" PRId64 "\n", w->gpus);
     line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, w->created));
+    line(&d->t, 0, "Quota Reserved:\t%s\n", rfc3339(buf, w->reserved));
     line(&d->t, 0, "Admitted:\t%s\n", rfc3339(buf, w->admitted));
     if (w->finished)
         line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));

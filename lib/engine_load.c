@@ -316,7 +316,7 @@ static uint64_t shape_of(const char *podsets)
 
 /*
  * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
- * priority, state, reason, message, podsets, queued_at, admitted_at,
+ * priority, state, reason, message, podsets, queued_at, reserved_at,
  * evicted_reason, requeue_at.
  */
 static int wl_row(int n, const char *const *v, void *p)
@@ -430,7 +430,7 @@ static const struct {
     {"SELECT name, spec FROM namespaces ORDER BY name", ns_row},
     {"SELECT spec FROM configurations", config_row},
     {"SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, state, "
-     "reason, message, podsets, queued_at, admitted_at, evicted_reason, requeue_at "
+     "reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at "
      "FROM workloads "
      "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id",
      wl_row},

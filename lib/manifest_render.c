@@ -925,7 +925,7 @@ static void wl_conditions(json_object *conds, const gq_workload_info *wl, int64_
         snprintf(buf, sizeof(buf), "Quota reserved in ClusterQueue %s",
                  or_else(wl->cluster_queue, ""));
         json_object_array_add(conds, condition("QuotaReserved", true,
-                                               wl->admitted_ms ? wl->admitted_ms : updated_ms,
+                                               wl->reserved_ms ? wl->reserved_ms : updated_ms,
                                                "QuotaReserved", buf));
     } else {
         json_object_array_add(conds, condition("QuotaReserved", false, updated_ms,

@@ -772,12 +772,16 @@ static int admission(struct gq__mf_ctx *c, json_object *adm, struct gq_workload 
     return GQ_OK;
 }
 
-/* A Finished condition with status "True" marks an imported workload as done. */
-static bool finished(json_object *conditions)
+/*
+ * The condition of that type with status "True": its lastTransitionTime in
+ * *ms (0 when it has none or it does not parse). False when there is none.
+ */
+static bool condition_true(json_object *conditions, const char *want, int64_t *ms)
 {
-    json_object *cond, *type, *status;
+    json_object *cond, *type, *status, *at;
     size_t i, n;
 
+    *ms = 0;
     if (!json_object_is_type(conditions, json_type_array))
         return false;
     n = json_object_array_length(conditions);
@@ -785,13 +789,34 @@ static bool finished(json_object *conditions)
         cond = json_object_array_get_idx(conditions, i);
         type = gq__mf_get(cond, "type");
         status = gq__mf_get(cond, "status");
-        if (json_object_is_type(type, json_type_string) &&
-            json_object_is_type(status, json_type_string) &&
-            !strcmp(json_object_get_string(type), "Finished") &&
-            !strcmp(json_object_get_string(status), "True"))
-            return true;
+        if (!json_object_is_type(type, json_type_string) ||
+            !json_object_is_type(status, json_type_string) ||
+            strcmp(json_object_get_string(type), want) ||
+            strcmp(json_object_get_string(status), "True"))
+            continue;
+        at = gq__mf_get(cond, "lastTransitionTime");
+        if (!json_object_is_type(at, json_type_string) ||
+            !gq__parse_rfc3339(json_object_get_string(at), ms))
+            *ms = 0;
+        return true;
     }
     return false;
+}
+
+/*
+ * A Finished condition marks an imported workload as done; QuotaReserved's
+ * and Admitted's times are kept, since Kueue orders preemption victims by
+ * when their quota was reserved.
+ */
+static void conditions(json_object *conds, struct gq_workload *wl)
+{
+    int64_t ms;
+
+    wl->finished = condition_true(conds, "Finished", &ms);
+    if (condition_true(conds, "QuotaReserved", &ms))
+        wl->reserved_ms = ms;
+    if (condition_true(conds, "Admitted", &ms))
+        wl->admitted_ms = ms;
 }
 
 static int workload_status(struct gq__mf_ctx *c, json_object *status, struct gq_workload *wl)
@@ -809,7 +834,7 @@ static int workload_status(struct gq__mf_ctx *c, json_object *status, struct gq_
             return rc;
         gq__mf_pop(c, amark);
     }
-    wl->finished = finished(gq__mf_get(status, "conditions"));
+    conditions(gq__mf_get(status, "conditions"), wl);
     gq__mf_pop(c, mark);
     return GQ_OK;
 }

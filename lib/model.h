@@ -218,6 +218,9 @@ struct gq_node_pool {
     int64_t provisioning_ms;         /* provisioningTime, default 1m */
     int64_t scale_down_ms;           /* scaleDownAfter, default 10m */
     bool stockout;                   /* never gets capacity */
+    bool queued;                     /* queuedProvisioning, default true: capacity comes per
+                                        ProvisioningRequest (DWS); false: a plain autoscaling
+                                        pool that pending pods scale up */
     bool has_fail_after;
     int64_t fail_after_ms;           /* failAfter; absent: a request waits forever */
 };
@@ -264,6 +267,8 @@ struct gq_workload {
     struct gq_podset_assignment *assignments;
     size_t nassignments;
     bool finished;                   /* a Finished=True condition was imported */
+    int64_t reserved_ms;             /* imported QuotaReserved=True lastTransitionTime; 0 */
+    int64_t admitted_ms;             /* imported Admitted=True lastTransitionTime; 0 */
     char *name;                      /* Kueue's workload name, once prepared (api_workload.c) */
     bool has_duration;
     int64_t duration_ms;             /* annotation gpuq.dev/duration: how long its pods run */

@@ -41,7 +41,8 @@ int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error 
 {
     static const char upd[] =
         "UPDATE workloads SET state = ?2, cluster_queue = ?3, admission = ?4, reason = NULL, "
-        "message = NULL, updated_at = ?5, admitted_at = ?5 WHERE id = ?1 AND state = 'pending'";
+        "message = NULL, updated_at = ?5, reserved_at = ?5, "
+        "admitted_at = CASE WHEN ?2 = 'admitted' THEN ?5 END WHERE id = ?1 AND state = 'pending'";
     static const char use[] = "INSERT INTO usage(workload_id, cluster_queue, flavor, resource, "
                               "amount) VALUES (?1, ?2, ?3, ?4, ?5)";
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
@@ -98,7 +99,7 @@ static int let_go(struct gq_store *st, int64_t id, const char *to_state, const c
         "UPDATE workloads SET state = ?7, active = (?7 <> 'deactivated'), admission = NULL, "
         "reason = ?2, message = ?3, evicted_reason = ?2, evicted_message = ?3, "
         "preempted_reason = ?4, evicted_at = ?5, evictions = evictions + 1, updated_at = ?5, "
-        "admitted_at = NULL, requeue_at = nullif(?6, 0) "
+        "reserved_at = NULL, admitted_at = NULL, requeue_at = nullif(?6, 0) "
         "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
@@ -248,7 +249,7 @@ int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_e
 {
     static const char upd[] =
         "UPDATE workloads SET state = 'admitted', reason = NULL, message = NULL, "
-        "updated_at = ?2 WHERE id = ?1 AND state = 'reserved'";
+        "updated_at = ?2, admitted_at = ?2 WHERE id = ?1 AND state = 'reserved'";
 
     return gq__store_move(st, upd, id, now_ms, err);
 }

@@ -192,8 +192,16 @@ static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, const 
     gq__bind_text(stmt, 17, w->admission);
     sqlite3_bind_int64(stmt, 18, queued);
     sqlite3_bind_int64(stmt, 19, w->now_ms);
-    if (admitted || finished)
-        sqlite3_bind_int64(stmt, 20, w->now_ms);
+    /*
+     * An imported admission keeps its conditions' times (Kueue orders
+     * preemption victims by the reservation's); without them, now.
+     */
+    if (admitted || finished) {
+        int64_t reserved = wl->reserved_ms ? wl->reserved_ms : w->now_ms;
+
+        sqlite3_bind_int64(stmt, 24, reserved);
+        sqlite3_bind_int64(stmt, 20, wl->admitted_ms ? wl->admitted_ms : reserved);
+    }
     if (finished)
         sqlite3_bind_int64(stmt, 21, w->now_ms);
     gq__bind_text(stmt, 22, podsets);
@@ -208,9 +216,9 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
         "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
         "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets, "
-        "duration_ms) "
+        "duration_ms, reserved_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?19, ?20, ?21, ?22, ?23)";
+        "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24)";
     sqlite3_stmt *stmt;
     char *other, *podsets;
     int64_t id;

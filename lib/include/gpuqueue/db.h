@@ -182,11 +182,12 @@ typedef struct gq_workload_info {
     int64_t position;          /* 0-based among pending workloads of its LocalQueue; -1 */
     int64_t position_cq;       /* 0-based among pending workloads of its ClusterQueue; -1 */
     int64_t created_ms;
-    int64_t admitted_ms;       /* 0 if never admitted */
+    int64_t admitted_ms;       /* when every admission check was Ready (Kueue's Admitted); 0 */
     int64_t finished_ms;       /* 0 if not finished */
     int64_t requeue_ms;        /* backing off after a check's Retry until then; 0 */
     int64_t started_ms;        /* when its pods started; 0 */
     const char *where;         /* where it stands, in plain words ("" when nothing to say) */
+    int64_t reserved_ms;       /* when quota was reserved (Kueue's QuotaReserved); 0 */
 } gq_workload_info;
 
 typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);
