@@ -33,6 +33,7 @@ static void take_pool(struct gq_sim_pool *pool, struct gq_object *obj)
     pool->provision_ms = np->provisioning_ms;
     pool->scale_down_ms = np->scale_down_ms;
     pool->stockout = np->stockout;
+    pool->autoscaling = !np->queued;
     pool->fail_after_ms = np->has_fail_after ? np->fail_after_ms : 0;
 }
 

@@ -749,6 +749,7 @@ static const struct gq__mf_field node_pool_fields[] = {
      .off = NP(scale_down_ms),
      .idef = 10 * 60 * 1000},
     {.name = "stockout", .vers = ANY, .type = GQ_MF_BOOL, .off = NP(stockout)},
+    {.name = "queuedProvisioning", .vers = ANY, .type = GQ_MF_BOOL, .off = NP(queued), .idef = 1},
     {.name = "failAfter",
      .vers = ANY,
      .type = GQ_MF_DURATION_MS,

@@ -20,6 +20,7 @@
  * clock from the database, and their commits wake the loop.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include "gpuqueue/run.h"
 #include "gpuqueue/schedule.h"
 #include "manifest_load.h"
+#include "nodes.h"
 #include "sim.h"
 #include "store.h"
 #include "util.h"
@@ -46,6 +48,11 @@ struct event {
     char *ns, *name, *job, *what, *message;
 };
 
+struct dws_pool {
+    int64_t workload;
+    int pool;
+};
+
 struct runner {
     gq_db *db;
     struct gq_store *st;
@@ -54,6 +61,9 @@ struct runner {
     void *payload;
     gq_run_stats *stats;
     struct gq_sim sim;
+    struct gq_books books;   /* nodes and pods (nodes.h) */
+    struct dws_pool *dws;    /* workloads whose pods run on a request's pool */
+    size_t ndws, capdws;
     struct gq_clock clock;
     int64_t now;
     uint64_t moved;          /* transitions in this step */
@@ -117,7 +127,7 @@ static int flush(struct runner *r)
 /* ---------------------------------------------------------------- provider */
 
 struct pr_row {
-    int64_t id;
+    int64_t id, workload;
     char *uid, *name, *ns, *class_name, *spec, *templates, *status, *record, *wstate;
     int sim;                 /* index in the simulator */
 };
@@ -148,7 +158,10 @@ static void pr_rows_free(struct pr_rows *rows)
     free(rows->v);
 }
 
-/* Columns: id, uid, name, namespace, class, spec, templates, status, sim, workload state. */
+/*
+ * Columns: id, uid, name, namespace, class, spec, templates, status, sim,
+ * workload state, workload id.
+ */
 static int pr_row(int n, const char *const *v, void *payload)
 {
     struct pr_rows *rows = payload;
@@ -171,6 +184,7 @@ static int pr_row(int n, const char *const *v, void *payload)
     p->status = gq__strdup(v[7]);
     p->record = gq__strdup(v[8]);
     p->wstate = gq__strdup(v[9]);
+    p->workload = strtoll(v[10], NULL, 10);
     p->sim = -1;
     if (!p->uid || !p->name || !p->ns || !p->class_name || !p->spec || !p->templates ||
         !p->wstate)
@@ -244,11 +258,36 @@ out:
     return rc;
 }
 
+/*
+ * The books follow the queued pools' nodes (what sim.c holds and keeps
+ * idle), and remember which pool each request's workload runs on.
+ */
+static int follow_pools(struct runner *r, const struct pr_rows *rows, gq_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < r->sim.npools; i++)
+        if (!r->sim.pools[i].autoscaling &&
+            gq__books_follow(&r->books, (int)i, r->sim.used[i] + r->sim.idle[i], r->now) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory in the simulated cluster");
+    r->ndws = 0;
+    for (i = 0; i < rows->n; i++) {
+        int pool = r->sim.reqs[rows->v[i].sim].pool;
+
+        if (pool < 0)
+            continue;
+        if (gq__grow(&r->dws, &r->capdws, r->ndws, sizeof(*r->dws)) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory in the simulated cluster");
+        r->dws[r->ndws++] = (struct dws_pool){rows->v[i].workload, pool};
+    }
+    return GQ_OK;
+}
+
 static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     static const char sql[] =
         "SELECT p.id, p.uid, p.name, p.namespace, p.class, p.spec, p.templates, p.status, p.sim, "
-        "w.state FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+        "w.state, w.id FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
         "WHERE p.deleted_at IS NULL ORDER BY p.id";
     struct runner *r = payload;
     struct pr_rows rows = {NULL, 0, 0, false};
@@ -281,6 +320,8 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
         ; /* capacity freed by one request may serve the next at the same moment */
     for (i = 0; rc == GQ_OK && i < rows.n; i++)
         rc = publish(r, &rows.v[i], err);
+    if (rc == GQ_OK)
+        rc = follow_pools(r, &rows, err);
     if (rc == GQ_OK) {
         r->clock.rng = r->sim.rng;
         rc = gq__store_clock_set(st, &r->clock, err);
@@ -342,37 +383,190 @@ static void wl_rows_free(struct wl_rows *rows)
 
 static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, gq_error *err)
 {
-    char nowbuf[24];
-    const char *now = nowbuf;
+    char nowbuf[24], defbuf[24];
+    const char *params[2] = {nowbuf, defbuf};
     int rc;
 
     snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
-    rc = gq__store_query(r->st, sql, &now, strstr(sql, "?1") ? 1 : 0, wl_row, rows, err);
+    snprintf(defbuf, sizeof(defbuf), "%lld", (long long)r->o.default_duration_ms);
+    rc = gq__store_query(r->st, sql, params, strstr(sql, "?2") ? 2 : strstr(sql, "?1") ? 1 : 0,
+                         wl_row, rows, err);
     if (rows->failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
     return rc;
 }
 
-static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
+/*
+ * "k=v" lines (the selector a pod set's pods carry: its template's
+ * nodeSelector and its flavor's nodeLabels, as SQL joins them) into kvs.
+ */
+static int kvs_from_lines(struct gq_kvs *kvs, const char *text)
+{
+    const char *line = text;
+
+    memset(kvs, 0, sizeof(*kvs));
+    while (line && *line) {
+        const char *eq = strchr(line, '='), *nl = strchr(line, '\n');
+        size_t cap = kvs->n;
+        struct gq_kv *kv;
+
+        if (!nl)
+            nl = line + strlen(line);
+        if (eq && eq < nl) {
+            if (gq__grow(&kvs->v, &cap, kvs->n, sizeof(*kvs->v)) < 0)
+                return -1;
+            kv = &kvs->v[kvs->n];
+            kv->key = strndup(line, (size_t)(eq - line));
+            kv->value = strndup(eq + 1, (size_t)(nl - eq - 1));
+            kvs->n++;
+            if (!kv->key || !kv->value)
+                return -1;
+        }
+        line = *nl ? nl + 1 : nl;
+    }
+    return 0;
+}
+
+/* The pool a pod set's pods run on: its request's (DWS), else an autoscaling pool; -1. */
+static int pod_pool(const struct runner *r, int64_t workload, const char *selector)
+{
+    struct gq_kvs sel;
+    size_t i;
+    int pool = -1;
+
+    for (i = 0; i < r->ndws; i++)
+        if (r->dws[i].workload == workload)
+            return r->dws[i].pool;
+    if (kvs_from_lines(&sel, selector) == 0)
+        for (i = 0; pool < 0 && i < r->sim.npools; i++)
+            if (r->sim.pools[i].autoscaling && gq__sim_selects(&r->sim.pools[i], &sel))
+                pool = (int)i;
+    gq__kvs_clear(&sel);
+    return pool;
+}
+
+struct pods_of {
+    struct runner *r;
+    int rc;
+};
+
+/* Columns: workload id, pod set, count, GPUs per pod, GPU flavor, selector lines. */
+static int podset_row(int n, const char *const *v, void *payload)
+{
+    struct pods_of *po = payload;
+    struct runner *r = po->r;
+    int64_t wl = strtoll(v[0], NULL, 10), count = v[2] ? strtoll(v[2], NULL, 10) : 1;
+    int32_t gpus = v[3] ? (int32_t)strtoll(v[3], NULL, 10) : 0;
+    int pool = pod_pool(r, wl, v[5]);
+    int64_t i;
+
+    (void)n;
+    for (i = 0; i < count; i++)
+        if (gq__books_add_pod(&r->books, wl, v[1], (int32_t)i, v[4], pool, gpus, r->now) < 0)
+            return po->rc = GQ_ENOMEM;
+    return 0;
+}
+
+/* Released workloads get their pods, pending until the books place them. */
+static int create_pods(struct runner *r, const struct wl_rows *rows, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT w.id, ps.value ->> 'name', coalesce(a.value ->> 'count', ps.value ->> 'count'), "
+        "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j WHERE j.key LIKE '%/gpu'), "
+        "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE f.key LIKE '%/gpu'), "
+        "(SELECT group_concat(k || '=' || v, char(10)) FROM (SELECT s.key AS k, s.value AS v "
+        "  FROM json_each(ps.value, '$.match.nodeSelector') s UNION SELECT l.key, l.value "
+        "  FROM json_each(a.value, '$.flavors') f JOIN resource_flavors rf ON rf.name = f.value, "
+        "  json_each(rf.spec, '$.spec.nodeLabels') l)) "
+        "FROM workloads w, json_each(w.podsets) ps LEFT JOIN "
+        "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
+        "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
+    struct pods_of po = {r, GQ_OK};
+    char id[24];
+    const char *param = id;
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < rows->n; i++) {
+        if (gq__books_has(&r->books, rows->v[i].id))
+            continue;
+        snprintf(id, sizeof(id), "%lld", (long long)rows->v[i].id);
+        rc = gq__store_query(r->st, sql, &param, 1, podset_row, &po, err);
+        if (po.rc != GQ_OK)
+            rc = gq__error(err, GQ_ENOMEM, "out of memory creating pods");
+    }
+    return rc;
+}
+
+/* Write what changed in the books, then forget ended pods. */
+static int save_books(struct runner *r, gq_error *err)
+{
+    struct gq_books *b = &r->books;
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < b->nnodes; i++)
+        if (b->nodes[i].dirty) {
+            rc = gq__store_node_save(r->st, &b->nodes[i], r->sim.pools[b->nodes[i].pool].name,
+                                     b->flavor[b->nodes[i].pool], err);
+            b->nodes[i].dirty = false;
+        }
+    for (i = 0; rc == GQ_OK && i < b->npods; i++)
+        if (b->pods[i].dirty) {
+            const struct gq_pod *p = &b->pods[i];
+
+            rc = gq__store_pod_save(r->st, &b->pods[i], p->node >= 0 ? b->nodes[p->node].id : 0,
+                                    err);
+            b->pods[i].dirty = false;
+        }
+    if (rc == GQ_OK)
+        gq__books_compact(b);
+    return rc;
+}
+
+/* Pods of workloads that lost their release (evicted, cancelled) end now. */
+static int end_orphans(struct runner *r, gq_error *err)
+{
+    static const char sql[] = "SELECT id, namespace, name, uid, job_name, duration_ms "
+                              "FROM workloads WHERE state IN ('admitted', 'running') ORDER BY id";
+    struct wl_rows live = {NULL, 0, 0, false};
+    size_t i, j;
+    int rc = select_rows(r, sql, &live, err);
+
+    for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
+        const struct gq_pod *p = &r->books.pods[i];
+        bool found = false;
+
+        if (p->ended_ms)
+            continue;
+        for (j = 0; j < live.n && !found; j++) /* ids ascending: a binary search would do */
+            found = live.v[j].id == p->workload;
+        if (!found)
+            gq__books_end(&r->books, p->workload, r->now);
+    }
+    wl_rows_free(&live);
+    return rc;
+}
+
+static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 {
     static const char admitted[] =
         "SELECT id, namespace, name, uid, job_name, duration_ms FROM workloads "
         "WHERE state = 'admitted' ORDER BY id";
-    static const char done[] =
-        "SELECT id, namespace, name, uid, job_name, duration_ms FROM workloads "
-        "WHERE state = 'running' AND duration_ms IS NOT NULL AND started_at + duration_ms <= CAST(?1 AS INTEGER) "
-        "ORDER BY started_at + duration_ms, id";
-    struct runner *r = payload;
     struct wl_rows rows = {NULL, 0, 0, false};
-    char msg[160], took[GQ_DURATION_BUFSIZE];
     size_t i;
-    int rc;
+    int rc = select_rows(r, admitted, &rows, err);
 
-    /* The Job is unsuspended: its pods start on the nodes of their flavor (or request). */
-    rc = select_rows(r, admitted, &rows, err);
+    if (rc == GQ_OK)
+        rc = create_pods(r, &rows, err);
+    if (rc == GQ_OK)
+        gq__books_advance(&r->books, r->now);
+    /* The Job is unsuspended: it runs once every pod has a place. */
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
         const struct wl_row *w = &rows.v[i];
 
+        if (!gq__books_running(&r->books, w->id))
+            continue;
         if ((rc = gq__store_start(st, w->id, r->now, err)) == GQ_OK &&
             (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Started",
                                   "Job unsuspended: pods running", "admitted", "running",
@@ -381,6 +575,23 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
             r->stats->started++;
     }
     wl_rows_free(&rows);
+    return rc;
+}
+
+static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    static const char done[] =
+        "SELECT id, namespace, name, uid, job_name, coalesce(duration_ms, ?2) FROM workloads "
+        "WHERE state = 'running' AND started_at + coalesce(duration_ms, ?2) <= CAST(?1 AS INTEGER) "
+        "ORDER BY started_at + coalesce(duration_ms, ?2), id";
+    struct runner *r = payload;
+    struct wl_rows rows = {NULL, 0, 0, false};
+    char msg[160], took[GQ_DURATION_BUFSIZE];
+    size_t i;
+    int rc = end_orphans(r, err);
+
+    if (rc == GQ_OK)
+        rc = start_workloads(r, st, err);
     if (rc == GQ_OK)
         rc = select_rows(r, done, &rows, err);
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -388,6 +599,7 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
 
         gq__format_duration_ms(took, sizeof(took), w->duration_ms, true);
         snprintf(msg, sizeof(msg), "Job finished after %s", took);
+        gq__books_end(&r->books, w->id, r->now);
         if ((rc = gq__store_finish(st, w->id, r->now, err)) == GQ_OK &&
             (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Finished",
                                   msg, "running", "finished", r->now, err)) == GQ_OK &&
@@ -395,6 +607,10 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
             r->stats->finished++;
     }
     wl_rows_free(&rows);
+    if (rc == GQ_OK) {
+        gq__books_advance(&r->books, r->now); /* freed GPUs serve pending pods, nodes idle */
+        rc = save_books(r, err);
+    }
     return rc;
 }
 
@@ -419,24 +635,28 @@ struct due {
 /* The next moment anything is due after now; 0 when nothing is. */
 static int next_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char finish[] = "SELECT min(started_at + duration_ms) FROM workloads "
-                                 "WHERE state = 'running' AND duration_ms IS NOT NULL";
+    static const char finish[] = "SELECT min(started_at + coalesce(duration_ms, ?2)) "
+                                 "FROM workloads WHERE state = 'running'";
     static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
                                   "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
     struct due *d = payload;
     struct runner *r = d->r;
-    int64_t sim = gq__sim_next(&r->sim, r->now), best = 0, timeout = 0;
-    char nowbuf[24];
-    const char *now = nowbuf;
+    int64_t sim = gq__sim_next(&r->sim, r->now), books = gq__books_next(&r->books, r->now);
+    int64_t best = 0, timeout = 0;
+    char nowbuf[24], defbuf[24];
+    const char *params[2] = {nowbuf, defbuf};
     int rc;
 
     snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
-    if ((rc = gq__store_query(st, finish, NULL, 0, min_row, &best, err)) != GQ_OK ||
-        (rc = gq__store_query(st, requeue, &now, 1, min_row, &best, err)) != GQ_OK ||
+    snprintf(defbuf, sizeof(defbuf), "%lld", (long long)r->o.default_duration_ms);
+    if ((rc = gq__store_query(st, finish, params, 2, min_row, &best, err)) != GQ_OK ||
+        (rc = gq__store_query(st, requeue, params, 1, min_row, &best, err)) != GQ_OK ||
         (rc = gq__engine_provision_deadline(st, r->now, &timeout, err)) != GQ_OK)
         return rc;
     if (sim && (!best || sim < best))
         best = sim;
+    if (books && (!best || books < best))
+        best = books;
     if (timeout && (!best || timeout < best))
         best = timeout;
     d->next = best;
@@ -499,13 +719,63 @@ static int claim_txn(struct gq_store *st, void *payload, gq_error *err)
 struct pools {
     struct gq_sim_pool *v;
     size_t n;
+    char **flavor;  /* per pool: the flavor whose nodeLabels its nodes carry, or NULL */
 };
+
+static void pools_free(struct pools *p)
+{
+    size_t i;
+
+    for (i = 0; p->flavor && i < p->n; i++)
+        free(p->flavor[i]);
+    free(p->flavor);
+    gq__sim_pools_free(p->v, p->n);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Columns: flavor, its nodeLabels as "k=v" lines; flavors with labels, by name. */
+static int flavor_row(int n, const char *const *v, void *payload)
+{
+    struct pools *p = payload;
+    struct gq_kvs labels;
+    size_t i;
+    int rc = 0;
+
+    (void)n;
+    if (kvs_from_lines(&labels, v[1]) < 0)
+        rc = GQ_ENOMEM;
+    for (i = 0; rc == 0 && i < p->n; i++)
+        if (!p->flavor[i] && labels.n && gq__sim_selects(&p->v[i], &labels) &&
+            !(p->flavor[i] = gq__strdup(v[0])))
+            rc = GQ_ENOMEM;
+    gq__kvs_clear(&labels);
+    return rc;
+}
 
 static int pools_txn(struct gq_store *st, void *payload, gq_error *err)
 {
+    static const char flavors[] =
+        "SELECT f.name, group_concat(l.key || '=' || l.value, char(10)) FROM resource_flavors f, "
+        "json_each(f.spec, '$.spec.nodeLabels') l GROUP BY f.name ORDER BY f.name";
     struct pools *p = payload;
+    int rc = gq__engine_load_pools(st, &p->v, &p->n, err);
 
-    return gq__engine_load_pools(st, &p->v, &p->n, err);
+    if (rc == GQ_OK && !(p->flavor = calloc(p->n + 1, sizeof(*p->flavor))))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_OK)
+        rc = gq__store_query(st, flavors, NULL, 0, flavor_row, p, err);
+    return rc;
+}
+
+/* The books of a (possibly restarted) run: what the database holds, and minNodes up. */
+static int books_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct runner *r = payload;
+    int rc = gq__store_books_load(st, &r->books, err);
+
+    if (rc == GQ_OK && gq__books_start(&r->books, r->now) < 0)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    return rc == GQ_OK ? save_books(r, err) : rc;
 }
 
 /* ---------------------------------------------------------------- the loop */
@@ -634,7 +904,7 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
 {
     struct runner r;
     struct claim c = {&r, 0};
-    struct pools pools = {NULL, 0};
+    struct pools pools = {NULL, 0, NULL};
     gq_run_stats ignored;
     gq_error ignored_err;
     int64_t t0 = gq__mono_us();
@@ -644,29 +914,40 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
         return gq__error(err, GQ_EINVALID, "no database");
     memset(&r, 0, sizeof(r));
     r.o = (gq_run_options)GQ_RUN_OPTIONS_INIT;
-    if (opts)
+    if (opts && opts->version == 1) /* before default_duration_ms */
+        memcpy(&r.o, opts, offsetof(gq_run_options, default_duration_ms));
+    else if (opts)
         r.o = *opts;
+    r.o.version = opts ? opts->version : r.o.version;
+    if (r.o.version == 1)
+        r.o.version = GQ_RUN_OPTIONS_VERSION;
     if (r.o.version != GQ_RUN_OPTIONS_VERSION)
         return gq__error(err, GQ_EINVALID, "gq_run_options version %u is not supported",
                          r.o.version);
-    if (r.o.speed < 0 || r.o.for_ms < 0)
-        return gq__error(err, GQ_EINVALID, "invalid run options: speed %g, for %lld ms",
-                         r.o.speed, (long long)r.o.for_ms);
+    if (r.o.speed < 0 || r.o.for_ms < 0 || r.o.default_duration_ms <= 0)
+        return gq__error(err, GQ_EINVALID, "invalid run options: speed %g, for %lld ms, default duration %lld ms",
+                         r.o.speed, (long long)r.o.for_ms, (long long)r.o.default_duration_ms);
     r.db = db;
     r.st = db->st;
     r.fn = fn;
     r.payload = payload;
     r.stats = stats ? stats : &ignored;
     memset(r.stats, 0, sizeof(*r.stats));
-    if ((rc = gq__store_read(r.st, pools_txn, &pools, err)) != GQ_OK)
-        return rc;
-    if ((rc = gq__store_write(r.st, claim_txn, &c, err)) != GQ_OK) {
-        gq__sim_pools_free(pools.v, pools.n);
+    if ((rc = gq__store_read(r.st, pools_txn, &pools, err)) != GQ_OK) {
+        pools_free(&pools);
         return rc;
     }
-    if (gq__sim_init(&r.sim, pools.v, pools.n, c.seed) < 0)
+    if ((rc = gq__store_write(r.st, claim_txn, &c, err)) != GQ_OK) {
+        pools_free(&pools);
+        return rc;
+    }
+    if (gq__sim_init(&r.sim, pools.v, pools.n, c.seed) < 0 ||
+        gq__books_init(&r.books, r.sim.pools, r.sim.npools,
+                       (const char *const *)pools.flavor) < 0)
         rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
-    gq__sim_pools_free(pools.v, pools.n);
+    pools_free(&pools);
+    if (rc == GQ_OK)
+        rc = gq__store_write(r.st, books_txn, &r, err);
     r.stats->start_ms = r.now;
     gq__engine_hold_wal(r.st, true);
     if (rc == GQ_OK)
@@ -681,6 +962,8 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
     r.stats->wall_ms = (double)(gq__mono_us() - t0) / 1000.0;
     events_clear(&r);
     free(r.ev);
+    free(r.dws);
+    gq__books_free(&r.books);
     gq__sim_free(&r.sim);
     return rc;
 }

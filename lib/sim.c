@@ -105,7 +105,7 @@ static const char *label(const struct gq_kvs *m, const char *key)
 }
 
 /* Every key the pods select is a label of the pool, with that value. */
-static bool selects(const struct gq_sim_pool *p, const struct gq_kvs *selector)
+bool gq__sim_selects(const struct gq_sim_pool *p, const struct gq_kvs *selector)
 {
     size_t i;
 
@@ -144,7 +144,7 @@ int gq__sim_request(struct gq_sim *s, const char *name, const struct gq_kvs *sel
     r->created_ms = now;
     r->max_run_ms = max_run_ms;
     for (i = 0; i < s->npools && r->pool < 0; i++)
-        if (selects(&s->pools[i], selector))
+        if (!s->pools[i].autoscaling && gq__sim_selects(&s->pools[i], selector))
             r->pool = (int)i;
     if (r->pool < 0) {
         r->state = GQ_SIM_FAILED;

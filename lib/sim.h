@@ -31,7 +31,12 @@ struct gq_sim_pool {
     int64_t scale_down_ms;      /* an idle node above min_nodes goes after this long */
     bool stockout;              /* never has capacity */
     int64_t fail_after_ms;      /* a request that waits this long fails; 0: it waits forever */
+    bool autoscaling;           /* queuedProvisioning false: pods scale it (nodes.h), and
+                                   ProvisioningRequests never go to it */
 };
+
+/* Every key of selector is a label of the pool, with that value. */
+bool gq__sim_selects(const struct gq_sim_pool *p, const struct gq_kvs *selector);
 
 /* Free pools an array of n (their names and labels, then the array). */
 void gq__sim_pools_free(struct gq_sim_pool *pools, size_t n);

@@ -190,6 +190,19 @@ int gq__store_start(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *e
  */
 int gq__store_finish(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);
 
+/*
+ * The simulated cluster's books (nodes.h, schema 0008): a node or a pod
+ * written (inserted the first time, its id set; then its end and place
+ * updated), and the live ones read back by a restarted runner.
+ */
+struct gq_node;
+struct gq_pod;
+struct gq_books;
+int gq__store_node_save(struct gq_store *st, struct gq_node *n, const char *pool,
+                        const char *flavor, gq_error *err);
+int gq__store_pod_save(struct gq_store *st, struct gq_pod *p, int64_t node_id, gq_error *err);
+int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err);
+
 /* What the provider says of a request: its status JSON and its own record. */
 int gq__store_provreq_status(struct gq_store *st, int64_t id, const char *status,
                              const char *record, gq_error *err);

@@ -28,10 +28,17 @@ typedef struct gq_run_options {
     int64_t for_ms;               /* stop after this much virtual time; 0: no limit */
     bool until_idle;              /* stop once nothing moved and nothing is due */
     volatile sig_atomic_t *stop;  /* the caller's signal handler sets it; may be NULL */
+    /* version 2: */
+    int64_t default_duration_ms;  /* how long a job with no gpuq.dev/duration runs once its
+                                     pods start (GQ_RUN_DEFAULT_DURATION_MS); > 0 */
 } gq_run_options;
 
-#define GQ_RUN_OPTIONS_VERSION 1
-#define GQ_RUN_OPTIONS_INIT {GQ_RUN_OPTIONS_VERSION, 0, 0.0, 0, false, NULL}
+/** A job that does not say how long it runs runs this long in the simulated cluster. */
+#define GQ_RUN_DEFAULT_DURATION_MS (5 * 60 * 1000)
+
+#define GQ_RUN_OPTIONS_VERSION 2
+#define GQ_RUN_OPTIONS_INIT                                                                       \
+    {GQ_RUN_OPTIONS_VERSION, 0, 0.0, 0, false, NULL, GQ_RUN_DEFAULT_DURATION_MS}
 
 /* One transition, reported after the transaction that made it committed. */
 typedef struct gq_run_event {
