@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,4 +164,17 @@ void human_duration(char *buf, size_t size, int64_t seconds)
     else
         put_unit(tmp, days / 365, 'y');
     put_text(buf, size, tmp);
+}
+
+bool term_utf8(void)
+{
+    const char *cs;
+    bool utf8;
+
+    if (!setlocale(LC_CTYPE, ""))
+        return false;
+    cs = nl_langinfo(CODESET);
+    utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+    setlocale(LC_CTYPE, "C");
+    return utf8;
 }

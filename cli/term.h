@@ -22,6 +22,9 @@ bool term_is_tty(int fd);
  */
 int term_width(int fd);
 
+/* Whether the locale's character set (LC_ALL, LC_CTYPE, LANG) is UTF-8. */
+bool term_utf8(void);
+
 /* True when mode is a value --color accepts: "auto", "always" or "never". */
 bool term_color_mode_valid(const char *mode);
 

@@ -3,7 +3,8 @@
 # missing: the compiler and build tools, the -dev packages of the dependencies
 # (sqlite3, libcurl, json-c, libyaml, libuuid; libmicrohttpd for gpuqd's
 # endpoints), and what the tests use: openssl (the fake API server's CA) and
-# python3-prometheus-client (the /metrics format check). Non-interactive;
+# python3-prometheus-client (the /metrics format check); chromium, test-only
+# (the headless check of `gpuq report --html`). Non-interactive;
 # runs apt-get through sudo when not root. Safe to run again: installs nothing
 # the second time.
 set -eu
@@ -12,7 +13,8 @@ need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for pkg in gcc make cmake ninja-build pkg-config python3 \
            libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev \
-           libmicrohttpd-dev openssl python3-prometheus-client; do
+           libmicrohttpd-dev openssl python3-prometheus-client \
+           chromium; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 # The cluster tests drive the fake API server with kubectl (1.32 on the CI image). Where

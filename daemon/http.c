@@ -8,6 +8,8 @@
  *   GET /apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/NS/localqueues/LQ/pendingworkloads
  *                           Kueue's visibility API (?offset=&limit=)
  *   GET /api/v1/workloads   the List `gpuq list -A -o json` prints (?namespace=NS)
+ *   GET /report             `gpuq report --html`'s page; /report.json its -o json
+ *                           (?since=&until=, as gpuq report's flags)
  *
  * Anything else is a 404 and any other method a 405, both as Kubernetes
  * Status objects. Nothing here writes: the database is opened read-only.
@@ -172,7 +174,16 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r)
 
 /* ---------------------------------------------------------------- routing */
 
-enum route { R_HEALTHZ, R_READYZ, R_METRICS, R_CQ_PENDING, R_LQ_PENDING, R_WORKLOADS };
+enum route {
+    R_HEALTHZ,
+    R_READYZ,
+    R_METRICS,
+    R_CQ_PENDING,
+    R_LQ_PENDING,
+    R_WORKLOADS,
+    R_REPORT,
+    R_REPORT_JSON
+};
 
 /* "*" matches one non-empty path segment, captured in order. */
 static const struct {
@@ -186,6 +197,8 @@ static const struct {
     {R_LQ_PENDING,
      "/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/*/localqueues/*/pendingworkloads"},
     {R_WORKLOADS, "/api/v1/workloads"},
+    {R_REPORT, "/report"},
+    {R_REPORT_JSON, "/report.json"},
 };
 
 static bool match(const char *url, const char *pattern, char caps[2][SEGMENT_MAX])
@@ -324,6 +337,27 @@ serve_workloads(struct gqd_http *h, struct MHD_Connection *c, struct reply *r, g
     return rc;
 }
 
+/* gq_report as the page or JSON; ?since= and ?until= as gpuq report's flags. */
+static int
+serve_report(struct gqd_http *h, struct MHD_Connection *c, bool json, struct reply *r, gq_error *err)
+{
+    const char *since = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since");
+    const char *until = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "until");
+    gq_report_options o = GQ_REPORT_OPTIONS_INIT;
+    int64_t now = gq_db_now_ms(h->db);
+    char *text = NULL;
+    int rc;
+
+    if (since && (rc = gq_report_time_parse(since, now, &o.since_ms, err)) != GQ_OK)
+        return rc;
+    if (until && (rc = gq_report_time_parse(until, now, &o.until_ms, err)) != GQ_OK)
+        return rc;
+    o.format = json ? GQ_REPORT_JSON : GQ_REPORT_HTML;
+    if ((rc = gq_report(&text, h->db, &o, err)) == GQ_OK)
+        reply_lib(r, json ? JSON : "text/html; charset=utf-8", text);
+    return rc;
+}
+
 /* The read-only handle, opened on first use (the loop may create the file after we start). */
 static int use_db(struct gqd_http *h, gq_error *err)
 {
@@ -350,6 +384,8 @@ static void serve_db(struct gqd_http *h,
             rc = serve_metrics(h, r, &err);
         else if (id == R_WORKLOADS)
             rc = serve_workloads(h, c, r, &err);
+        else if (id == R_REPORT || id == R_REPORT_JSON)
+            rc = serve_report(h, c, id == R_REPORT_JSON, r, &err);
         else
             rc = serve_pending(h, c, id, caps, r, &err);
     }
