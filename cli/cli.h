@@ -120,6 +120,8 @@ int cmd_cancel(struct global *g, int argc, char **argv);
 int cmd_schedule(struct global *g, int argc, char **argv);
 int cmd_run(struct global *g, int argc, char **argv);
 int cmd_stop(struct global *g, int argc, char **argv);
+int cmd_report(struct global *g, int argc, char **argv);
+int cmd_simulate(struct global *g, int argc, char **argv);
 int cmd_resume(struct global *g, int argc, char **argv);
 int cmd_version(struct global *g, int argc, char **argv);
 int cmd_help(struct global *g, int argc, char **argv);

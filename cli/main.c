@@ -37,6 +37,15 @@ const struct command commands[] = {
      "gpuq run [--speed X|max] [--for DURATION] [--seed N] [--forever] [--summary] [flags]",
      "Run the simulated cluster on the local database: admission, provisioning, jobs",
      "gpuq run simulates on the local database; in cluster mode gpuqd admits"},
+    {"simulate", NULL, cmd_simulate,
+     "gpuq simulate --profile NAME|FILE | --trace FILE [-f MANIFESTS] [--compare MANIFESTS] "
+     "[--seed N] [--db PATH] [-o table|json|none] [flags]",
+     "Replay a day or a trace on the simulated cluster in virtual time, then report",
+     "gpuq simulate runs on a scratch or --db database, never a cluster"},
+    {"report", NULL, cmd_report,
+     "gpuq report [--since T] [--until T] [--under LIST] [--bins D] [-o json|csv|tsv] "
+     "[--table NAME] [--html FILE] [flags]",
+     "Waits, GPU cost and provisioning from the records, as tables, files or a page", NULL},
     {"stop", NULL, cmd_stop,
      "gpuq stop clusterqueue|localqueue NAME [--keep-already-running] [flags]",
      "Stop admitting to a queue (and evict what it runs, unless kept)",

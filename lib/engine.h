@@ -71,4 +71,23 @@ int gq__engine_load_pools(struct gq_store *st, struct gq_sim_pool **out, size_t 
 int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
                     gq_error *err);
 
+/*
+ * What gq_simulate feeds the simulated cluster's loop (run.c): before each
+ * step, feed() submits whatever arrives at now and returns how many jobs
+ * it submitted (< 0: a gq error code); next() is the next arrival's time
+ * after now, 0 when none is known yet (a stage waits for its predecessor).
+ */
+struct gq__run_feed {
+    int (*feed)(gq_db *db, int64_t now, void *payload, gq_error *err);
+    int64_t (*next)(void *payload, int64_t now);
+    void *payload;
+};
+
+struct gq_run_options;
+struct gq_run_stats;
+struct gq_run_event;
+int gq__run(gq_db *db, const struct gq_run_options *opts,
+            int (*fn)(const struct gq_run_event *, void *), void *payload,
+            struct gq_run_stats *stats, const struct gq__run_feed *feed, gq_error *err);
+
 #endif

@@ -62,6 +62,7 @@ struct runner {
     gq_run_stats *stats;
     struct gq_sim sim;
     struct gq_books books;   /* nodes and pods (nodes.h) */
+    const struct gq__run_feed *feed; /* gq_simulate's arrivals; NULL */
     struct dws_pool *dws;    /* workloads whose pods run on a request's pool */
     size_t ndws, capdws;
     struct gq_clock clock;
@@ -657,6 +658,12 @@ static int next_txn(struct gq_store *st, void *payload, gq_error *err)
         best = sim;
     if (books && (!best || books < best))
         best = books;
+    if (r->feed) {
+        int64_t arrival = r->feed->next(r->feed->payload, r->now);
+
+        if (arrival > r->now && (!best || arrival < best))
+            best = arrival;
+    }
     if (timeout && (!best || timeout < best))
         best = timeout;
     d->next = best;
@@ -805,6 +812,11 @@ static int step(struct runner *r, gq_error *err)
     r->moved = 0;
     so.cycles = 0;
     so.until_stable = true;
+    if (r->feed && (rc = r->feed->feed(r->db, r->now, r->feed->payload, err)) != 0) {
+        if (rc < 0)
+            return rc;
+        r->moved += (uint64_t)rc;
+    }
     if ((rc = gq__store_write(r->st, provider_txn, r, err)) != GQ_OK) {
         events_clear(r);
         return rc;
@@ -902,6 +914,12 @@ static int loop(struct runner *r, gq_error *err)
 int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
            gq_run_stats *stats, gq_error *err)
 {
+    return gq__run(db, opts, fn, payload, stats, NULL, err);
+}
+
+int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
+            gq_run_stats *stats, const struct gq__run_feed *feed, gq_error *err)
+{
     struct runner r;
     struct claim c = {&r, 0};
     struct pools pools = {NULL, 0, NULL};
@@ -931,6 +949,7 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
     r.st = db->st;
     r.fn = fn;
     r.payload = payload;
+    r.feed = feed;
     r.stats = stats ? stats : &ignored;
     memset(r.stats, 0, sizeof(*r.stats));
     if ((rc = gq__store_read(r.st, pools_txn, &pools, err)) != GQ_OK) {

@@ -203,6 +203,16 @@ int gq__store_node_save(struct gq_store *st, struct gq_node *n, const char *pool
 int gq__store_pod_save(struct gq_store *st, struct gq_pod *p, int64_t node_id, gq_error *err);
 int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err);
 
+/*
+ * A simulation on a scratch database syncs only at the end (synchronous
+ * OFF): a crash loses a run that can be run again, and a week of arrivals
+ * takes seconds instead of minutes of fsync. FULL again before it returns.
+ */
+int gq__store_durable(struct gq_store *st, bool durable, gq_error *err);
+
+/* No workloads, no clock, no books: a simulation may set the clock's start. */
+bool gq__store_sim_fresh(struct gq_store *st);
+
 /* What the provider says of a request: its status JSON and its own record. */
 int gq__store_provreq_status(struct gq_store *st, int64_t id, const char *status,
                              const char *record, gq_error *err);

@@ -209,3 +209,22 @@ int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err)
         sqlite3_reset(stmt);
     return stmt ? rc : (err ? err->code : GQ_EIO);
 }
+
+int gq__store_durable(struct gq_store *st, bool durable, gq_error *err)
+{
+    return gq__store_exec(st, durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF", err);
+}
+
+bool gq__store_sim_fresh(struct gq_store *st)
+{
+    static const char sql[] = "SELECT (SELECT count(*) FROM workloads) + "
+                              "(SELECT count(*) FROM clock) + (SELECT count(*) FROM sim_nodes)";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, NULL);
+    bool fresh = false;
+
+    if (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+        fresh = sqlite3_column_int64(stmt, 0) == 0;
+    if (stmt)
+        sqlite3_reset(stmt);
+    return fresh;
+}

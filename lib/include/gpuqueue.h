@@ -12,6 +12,8 @@
 #include "gpuqueue/schedule.h"
 #include "gpuqueue/run.h"
 #include "gpuqueue/metrics.h"
+#include "gpuqueue/report.h"
+#include "gpuqueue/simulate.h"
 #include "gpuqueue/cluster.h"
 
 #endif

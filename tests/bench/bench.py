@@ -23,7 +23,7 @@ what a user's loop would see.
                 Jobs < 3 s, Provisioned=True to unsuspend p99 < 50 ms, <= 4 writes
                 per admitted Job, < 200 MB (method: bench_cluster.py)
 
-Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster]
+Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster|simulate]
 --quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads;
 cluster: 2,000 Jobs) and fewer runs. --only: just one group.
 """
@@ -39,12 +39,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import JOB, QUEUES  # noqa: E402  (shared with the integration tests)
 import bench_admission  # noqa: E402
 import bench_cluster  # noqa: E402
+import bench_simulate  # noqa: E402
 
 BUILD = sys.argv[1]
 QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
-if ONLY not in (None, "core", "admission", "cluster"):
-    raise SystemExit(f"--only takes core, admission or cluster, not {ONLY}")
+if ONLY not in (None, "core", "admission", "cluster", "simulate"):
+    raise SystemExit(f"--only takes core, admission, cluster or simulate, not {ONLY}")
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
 RUNS = 3 if QUICK else 5
 ADMISSION_RUNS = 2 if QUICK else 3  # a full-size run is seconds, two placements
@@ -160,6 +161,8 @@ def main():
         bench_admission.bench_admission(GPUQ, os.path.abspath(BUILD), QUICK, ADMISSION_RUNS)
     if ONLY in (None, "cluster"):
         bench_cluster.bench_cluster(GPUQ, QUICK, 1 if QUICK else 3)
+    if ONLY in (None, "simulate"):
+        bench_simulate.bench_simulate(GPUQ, QUICK, 3 if QUICK else 5)
 
 
 def core():

@@ -2,7 +2,7 @@
 # gpuq's benchmarks: a Release build in build-bench/, then tests/bench/bench.py,
 # which prints the median of several runs of each measurement. Not part of
 # the test suite (timings are not assertions); the README quotes its output.
-# Usage: sh tests/bench/run.sh [--quick] [--only core|admission|cluster]
+# Usage: sh tests/bench/run.sh [--quick] [--only core|admission|cluster|simulate]
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
