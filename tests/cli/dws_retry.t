@@ -4,18 +4,23 @@
 # compete for quota again, then gets request attempt n+1; a failure of
 # attempt 4 (backoffLimitCount 3) rejects it: deactivated, quota released.
 # The provider's conditions are written here by hand, and the backoff is cut
-# short by moving requeue_at to the past.
+# short by moving requeue_at to the past. "show" prints the backoff the
+# eviction set (requeue_at - updated_at), not what is left of it now, which
+# would depend on how fast the machine ran the commands in between.
 $ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
 > resourceflavor/default-flavor created
 > admissioncheck/dws-prov created
 > provisioningrequestconfig/dws-config created
 > clusterqueue/dws-cluster-queue created
 > localqueue/dws-local-queue created
+# The database's clock stands still (speed 0): a backoff ends only when
+# "wake" says so, however long the machine takes between two commands.
+$ python3 -c 'import os,sqlite3,time; c=sqlite3.connect(os.environ["GPUQ_DB"]); t=int(time.time()*1000); c.execute("INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) VALUES (1, ?, ?, 0)", (t, t)); c.commit()'
 $ gpuq submit -f $COMPAT/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted
-$ printf '%s\n' 'import os, sqlite3, sys' 'c = sqlite3.connect(os.environ["GPUQ_DB"])' 'if sys.argv[1] == "fail": c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Failed'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'message'"'"', '"'"'out of resources'"'"'))) WHERE deleted_at IS NULL""")' 'if sys.argv[1] == "show": print(c.execute("SELECT state, (requeue_at - CAST((julianday(\"now\") - 2440587.5) * 86400000 AS INTEGER) + 500) / 1000 FROM workloads").fetchone(), c.execute("SELECT state, retry_count FROM workload_checks").fetchone(), c.execute("SELECT count(*) FROM provisioning_requests WHERE deleted_at IS NULL").fetchone()[0])' 'if sys.argv[1] == "wake": c.execute("UPDATE workloads SET requeue_at = 1 WHERE requeue_at IS NOT NULL")' 'c.commit()' > $TMP/provider.py
+$ printf '%s\n' 'import os, sqlite3, sys' 'c = sqlite3.connect(os.environ["GPUQ_DB"])' 'if sys.argv[1] == "fail": c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Failed'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'message'"'"', '"'"'out of resources'"'"'))) WHERE deleted_at IS NULL""")' 'if sys.argv[1] == "show": print(c.execute("SELECT state, (requeue_at - updated_at + 500) / 1000 FROM workloads").fetchone(), c.execute("SELECT state, retry_count FROM workload_checks").fetchone(), c.execute("SELECT count(*) FROM provisioning_requests WHERE deleted_at IS NULL").fetchone()[0])' 'if sys.argv[1] == "wake": c.execute("UPDATE workloads SET requeue_at = 1 WHERE requeue_at IS NOT NULL")' 'c.commit()' > $TMP/provider.py
 $ python3 $TMP/provider.py fail
 $ gpuq schedule
 ~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} evicted: AdmissionCheck: Evicted due to AdmissionCheck in Retry state: Retrying after failure: out of resources

@@ -7,6 +7,10 @@
 # written by tests/data/dws_provider.py; it also moves the database's clock
 # forward (table clock) and cuts backoffs short (requeue_at in the past).
 $ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
+# The clock stands still between the provider's moves (speed 0): "not yet at
+# 29 minutes" holds however long the machine takes between two commands.
+$ printf '%s\n' 'import os, sqlite3, time' 'c = sqlite3.connect(os.environ["GPUQ_DB"])' 't = int(time.time() * 1000)' 'r = c.execute("SELECT wall_ms, virtual_ms, speed FROM clock WHERE id = 1").fetchone()' 'v = t if r is None else r[1] + max(0, int((t - r[0]) * r[2]))' 'c.execute("INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) VALUES (1, ?, ?, 0)", (t, v))' 'c.commit()' > $TMP/freeze.py
+$ python3 $TMP/freeze.py
 $ gpuq apply -f $DATA/dws-extensions.yaml >/dev/null
 # A bad annotation is refused at apply, naming the annotation and the value.
 $ printf 'apiVersion: kueue.x-k8s.io/v1beta1\nkind: ProvisioningRequestConfig\nmetadata:\n  name: bad\n  annotations:\n    gpuq.dev/provisioning-timeout: soon\nspec:\n  provisioningClassName: queued-provisioning.gke.io\n' > $TMP/bad.yaml; gpuq apply -f $TMP/bad.yaml
@@ -29,11 +33,11 @@ $ python3 $DATA/dws_provider.py accept sample-job; python3 $DATA/dws_provider.py
 $ gpuq schedule -q
 > 1 cycle: 0 admitted, 0 evicted
 # 29 minutes later: not yet.
-$ python3 $DATA/dws_provider.py forward 29
+$ python3 $DATA/dws_provider.py forward 29 && python3 $TMP/freeze.py
 $ gpuq schedule -q
 > 1 cycle: 0 admitted, 0 evicted
 # 31 minutes: slow-job's attempt 1 has failed, as if Failed: Retry, evicted, backoff.
-$ python3 $DATA/dws_provider.py forward 2
+$ python3 $DATA/dws_provider.py forward 2 && python3 $TMP/freeze.py
 $ gpuq schedule
 ~ cycle 1: workload default/job-slow-job-[0-9a-f]{5} evicted: AdmissionCheck: Evicted due to AdmissionCheck in Retry state: Retrying after timeout: ProvisioningRequest job-slow-job-[0-9a-f]{5}-timeout-prov-1 not provisioned within 30m
 > 1 cycle: 0 admitted, 1 evicted
@@ -78,7 +82,7 @@ $ gpuq schedule
 ~ cycle 1: workload default/job-flaky-job-[0-9a-f]{5} reserved in fallback-cq \(cpu=dws-a,memory=dws-a,nvidia.com/gpu=dws-a\)
 > 1 cycle: 1 admitted, 0 evicted
 # Attempt 2 in dws-a times out (this config sets 30m too): that counts as well.
-$ python3 $DATA/dws_provider.py forward 31
+$ python3 $DATA/dws_provider.py forward 31 && python3 $TMP/freeze.py
 $ gpuq schedule
 ~ cycle 1: workload default/job-flaky-job-[0-9a-f]{5} evicted: AdmissionCheck: Evicted due to AdmissionCheck in Retry state: Retrying after timeout: ProvisioningRequest job-flaky-job-[0-9a-f]{5}-fallback-prov-2 not provisioned within 30m
 > 1 cycle: 0 admitted, 1 evicted

@@ -17,13 +17,13 @@ $ gpuq schedule -q
 # No provider has written a condition yet: the three columns are empty.
 $ gpuq get provisioningrequests
 ~ NAME +ACCEPTED +PROVISIONED +FAILED +AGE
-~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +\d+s
+~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +{AGE}
 $ gpuq get provreq -o wide
 ~ NAME +ACCEPTED +PROVISIONED +FAILED +AGE +CLASS +WORKLOAD +CHECK +ATTEMPT +MESSAGE
-~ (job-sample-job-[0-9a-f]{5})-dws-prov-1 +\d+s +queued-provisioning\.gke\.io +\1 +dws-prov +1
+~ (job-sample-job-[0-9a-f]{5})-dws-prov-1 +{AGE} +queued-provisioning\.gke\.io +\1 +dws-prov +1
 $ gpuq get provreqs -A
 ~ NAMESPACE +NAME +ACCEPTED +PROVISIONED +FAILED +AGE
-~ default +job-sample-job-[0-9a-f]{5}-dws-prov-1 +\d+s
+~ default +job-sample-job-[0-9a-f]{5}-dws-prov-1 +{AGE}
 $ gpuq get provisioningrequest -o name | tee pr
 ~ provisioningrequest\.autoscaling\.x-k8s\.io/job-sample-job-[0-9a-f]{5}-dws-prov-1
 # The object exactly as Kueue writes it (§3.4), with what the API server adds.
@@ -74,7 +74,7 @@ $ gpuq get provreq $(cut -d/ -f2 pr) -A
 # The PodTemplate: kubectl's columns, owned by the request.
 $ gpuq get podtemplates
 ~ NAME +CONTAINERS +IMAGES +POD LABELS +AGE
-~ ppt-job-sample-job-[0-9a-f]{5}-dws-prov-1-main +dummy-job +gcr\.io/k8s-staging-perf-tests/sleep:v0\.0\.3 +<none> +\d+s
+~ ppt-job-sample-job-[0-9a-f]{5}-dws-prov-1-main +dummy-job +gcr\.io/k8s-staging-perf-tests/sleep:v0\.0\.3 +<none> +{AGE}
 $ gpuq get podtemplate -A -o name
 ~ podtemplate/ppt-job-sample-job-[0-9a-f]{5}-dws-prov-1-main
 $ gpuq get podtemplates -o json | python3 -c 'import json,sys; t=json.load(sys.stdin)["items"][0]; m=t["metadata"]; r=m["ownerReferences"][0]; print(t["apiVersion"], t["kind"], m["labels"], r["kind"], r["name"] == open("pr").read().strip().split("/")[1], r["controller"], len(m["uid"]), "creationTimestamp" in m, t["template"]["spec"]["containers"][0]["name"])'
@@ -86,9 +86,9 @@ $ gpuq get provreq -o json | python3 -c 'import json,sys; print(json.load(sys.st
 # Provisioned=False with GKE's ETA, which -o wide shows as the message.
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Accepted'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'reason'"'"', '"'"'Accepted'"'"', '"'"'message'"'"', '"'"''"'"'), json_object('"'"'type'"'"', '"'"'Provisioned'"'"', '"'"'status'"'"', '"'"'False'"'"', '"'"'reason'"'"', '"'"'NotProvisioned'"'"', '"'"'message'"'"', '"'"'ETA 2h'"'"'))) WHERE deleted_at IS NULL"""); c.commit()'
 $ gpuq get provreq --no-headers
-~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +\d+s
+~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +{AGE}
 $ gpuq get provreq -o wide --no-headers
-~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +\d+s +queued-provisioning\.gke\.io +job-sample-job-[0-9a-f]{5} +dws-prov +1 +ETA 2h
+~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +{AGE} +queued-provisioning\.gke\.io +job-sample-job-[0-9a-f]{5} +dws-prov +1 +ETA 2h
 $ gpuq get provreq -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; print([(c["type"], c["status"]) for c in s["conditions"]])'
 > [('Accepted', 'True'), ('Provisioned', 'False')]
 $ gpuq describe provisioningrequest $(cut -d/ -f2 pr)
@@ -117,11 +117,11 @@ $ gpuq describe provisioningrequest $(cut -d/ -f2 pr)
 # Failed=True wins the message; the ProvisioningRequest is shown as failed.
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Accepted'"'"', '"'"'status'"'"', '"'"'True'"'"'), json_object('"'"'type'"'"', '"'"'Provisioned'"'"', '"'"'status'"'"', '"'"'False'"'"', '"'"'message'"'"', '"'"'ETA 2h'"'"'), json_object('"'"'type'"'"', '"'"'Failed'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'reason'"'"', '"'"'OutOfResources'"'"', '"'"'message'"'"', '"'"'max cluster limit reached'"'"'))) WHERE deleted_at IS NULL"""); c.commit()'
 $ gpuq get provreq -o wide --no-headers
-~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +True +\d+s +queued-provisioning\.gke\.io +job-sample-job-[0-9a-f]{5} +dws-prov +1 +max cluster limit reached
+~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +True +False +True +{AGE} +queued-provisioning\.gke\.io +job-sample-job-[0-9a-f]{5} +dws-prov +1 +max cluster limit reached
 # A status that is not JSON reads as none rather than breaking the listing.
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("UPDATE provisioning_requests SET status = ? WHERE deleted_at IS NULL", ("{oops",)); c.commit()'
 $ gpuq get provreq --no-headers
-~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +\d+s
+~ job-sample-job-[0-9a-f]{5}-dws-prov-1 +{AGE}
 # Cancelling deletes the request: nothing live is left to show.
 $ gpuq cancel sample-job
 ~ workload/job-sample-job-[0-9a-f]{5} cancelled

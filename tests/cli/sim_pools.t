@@ -15,9 +15,9 @@ $ printf 'apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: a1
 > nodepool/a100 configured
 $ gpuq list nodepools
 ~ NAME +GPUS/NODE +MIN +MAX +PROVISIONING TIME +STOCKOUT +LABELS +AGE
-~ a100 +8 +0 +4 +1h30m +false +cloud\.google\.com/gke-accelerator=nvidia-tesla-a100 +\d+s
-~ h100 +8 +0 +8 +10m +true +cloud\.google\.com/gke-accelerator=nvidia-h100-80gb +\d+s
-~ t4 +4 +0 +6 +2m +false +cloud\.google\.com/gke-accelerator=nvidia-tesla-t4 +\d+s
+~ a100 +8 +0 +4 +1h30m +false +cloud\.google\.com/gke-accelerator=nvidia-tesla-a100 +{AGE}
+~ h100 +8 +0 +8 +10m +true +cloud\.google\.com/gke-accelerator=nvidia-h100-80gb +{AGE}
+~ t4 +4 +0 +6 +2m +false +cloud\.google\.com/gke-accelerator=nvidia-tesla-t4 +{AGE}
 $ gpuq list np -o name
 > nodepool.sim.gpuq.dev/a100
 > nodepool.sim.gpuq.dev/h100
@@ -51,8 +51,8 @@ $ gpuq delete np t4
 ! error: nodepool "t4" not found
 ? 1
 $ gpuq list nodepools --no-headers
-~ a100 +8 +0 +4 +1h30m +false +\S+ +\d+s
-~ h100 +8 +0 +8 +10m +true +\S+ +\d+s
+~ a100 +8 +0 +4 +1h30m +false +\S+ +{AGE}
+~ h100 +8 +0 +8 +10m +true +\S+ +{AGE}
 # A job's run duration: --duration sets the Job's gpuq.dev/duration annotation.
 $ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
 $ gpuq submit --queue dws-local-queue --name trainer --duration 45m

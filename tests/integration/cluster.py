@@ -32,9 +32,11 @@ def workload_name(job, uid):
     return f"job-{job}-{h}"
 
 
-def wait_for(what, fn, timeout=20.0, step=0.05):
-    end = time.time() + timeout
-    while time.time() < end:
+def wait_for(what, fn, timeout=120.0, step=0.05):
+    """Poll fn until it returns something true; the deadline is generous because it only
+    matters when the test fails: a loaded machine must not turn a wait into a failure."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
         v = fn()
         if v:
             return v
@@ -60,7 +62,7 @@ class Daemon:
             stdout=self.log, stderr=subprocess.STDOUT, env=e)
         self.port = None
 
-    def http_port(self, timeout=20):
+    def http_port(self, timeout=120):
         def port():
             with open(self.logpath) as f:
                 for line in f:
@@ -74,7 +76,7 @@ class Daemon:
     def get(self, path):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port()}{path}",
-                                        timeout=5) as r:
+                                        timeout=60) as r:
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
@@ -87,7 +89,7 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
-            return self.proc.wait(timeout=20)
+            return self.proc.wait(timeout=60)
         finally:
             self.log.close()
 

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Checks, binary  # noqa: E402
@@ -67,7 +68,7 @@ def posts(api, resource="jobs"):
 
 def gone(api, name, ns="default"):
     try:
-        return wait_for(f"job {name} to go", lambda: cluster.job(api, name, ns) is None, 10)
+        return wait_for(f"job {name} to go", lambda: cluster.job(api, name, ns) is None)
     except AssertionError:
         return False
 
@@ -270,21 +271,57 @@ def check_modes(c, g, api, d):
             "global flags in --help")
 
 
-def serve_status_api(c, api, daemon):
-    """The test API server has no service proxy: answer its path with gpuqd's own answers."""
+def settled(daemon, wl):
+    """gpuqd's answer once it shows viaqd admitted and waiting's request (it writes its
+    database after the API server, so the request can be seen a moment before)."""
+    code, body = daemon.get("/api/v1/workloads?namespace=default")
+    if code != 200:
+        return None
+    items = {i["metadata"]["name"]: i for i in json.loads(body).get("items", [])}
+    waiting = [i for n, i in items.items() if n.startswith("job-waiting-")]
+    ok = wl in items and items[wl].get("status", {}).get("admission") and \
+        len(waiting) == 1 and waiting[0].get("status", {}).get("gpuq", {}).get(
+            "provisioningRequests")
+    return body if ok else None
+
+
+def serve_status_api(c, api, daemon, wl):
+    """The test API server has no service proxy: answer its path with gpuqd's own answers.
+    Returns the bodies served, by query, or None when the proxy reaches gpuqd itself."""
+    wait_for("gpuqd to show both workloads", lambda: settled(daemon, wl))
     status, _ = api.call("GET", STATUS_API)
     if status == 200:
-        return
+        return None
     print(f"note: the test API server answers {status} for the service proxy; gpuqd's own "
           "answers are served on that path through fault rules")
+    served = {}
     for q in ("namespace=default", ""):
         code, body = daemon.get("/api/v1/workloads" + ("?" + q if q else ""))
         c.check(code == 200, f"gpuqd /api/v1/workloads?{q}: {code}")
         api.fault(method="GET", path=re.escape(STATUS_API) + "$", query="^" + re.escape(q) + "$",
                   action="status", code=200, body=body, content_type="application/json", times=0)
+        served[q] = body
+    return served
 
 
-def check_through_gpuqd(c, g, api, daemon, db, wl):
+def list_json_and_gpuqd(g, daemon, served):
+    """`gpuq list -o json` and gpuqd's own answer at the same moment. Each answer carries
+    wall-clock figures ("running for 3s"), so a later read may differ by a second: compare
+    with what the proxy served, or, through a real proxy, retry until gpuqd answered the
+    same just before and just after the list (the figures only grow, so gpuq saw that)."""
+    path = "/api/v1/workloads?namespace=default"
+    if served is not None:
+        return g.kc("list", "-o", "json"), served["namespace=default"]
+    end = time.monotonic() + 120
+    while True:
+        _, before = daemon.get(path)
+        r = g.kc("list", "-o", "json")
+        _, after = daemon.get(path)
+        if before == after or time.monotonic() > end:
+            return r, after
+
+
+def check_through_gpuqd(c, g, api, daemon, db, wl, served):
     r = g.kc("list")
     local = g.run("--db", db, "list")
     rows = {row[0]: row for row in table(r.stdout)[1:]}
@@ -295,8 +332,7 @@ def check_through_gpuqd(c, g, api, daemon, db, wl):
     c.check([x.split()[:6] for x in r.stdout.splitlines()] ==
             [x.split()[:6] for x in local.stdout.splitlines()],
             f"the same table as gpuq --db on gpuqd's database:\n{r.stdout}\n{local.stdout}")
-    r = g.kc("list", "-o", "json")
-    code, body = daemon.get("/api/v1/workloads?namespace=default")
+    r, body = list_json_and_gpuqd(g, daemon, served)
     c.check(r.returncode == 0 and json.loads(r.stdout or "{}") == json.loads(body),
             f"-o json through gpuqd is gpuqd's List: {r.stdout[:200]!r}")
     c.check(r.stdout == body, "-o json keeps gpuqd's layout byte for byte")
@@ -319,14 +355,14 @@ def check_status_api(c, g, api, d):
     db = os.path.join(d, "gpuqd.db")
     daemon = Daemon(g.gpuq, api, db)
     try:
-        wait_for("/readyz 200", lambda: daemon.get("/readyz")[0] == 200, 30)
+        wait_for("/readyz 200", lambda: daemon.get("/readyz")[0] == 200)
         j = cluster.create_job(api, "viaqd")
-        pr = wait_for("the ProvisioningRequest", lambda: cluster.pr_of(api, j), 20)
+        pr = wait_for("the ProvisioningRequest", lambda: cluster.pr_of(api, j))
         r = g.kc("describe", "workload", "viaqd")
         c.check(r.returncode == 0 and pr["metadata"]["name"] in r.stdout and
                 "Requests:" in r.stdout, f"describe shows the request: {r.stdout!r}")
         cluster.provisioned(api, pr)
-        wait_for("the unsuspend", lambda: cluster.unsuspended(api, "viaqd"), 20)
+        wait_for("the unsuspend", lambda: cluster.unsuspended(api, "viaqd"))
         r = g.kc("describe", "workload", "viaqd")
         c.check(r.returncode == 0 and "Provisioned" in r.stdout and
                 "dws-cluster-queue" in r.stdout, f"describe after admission: {r.stdout!r}")
@@ -335,10 +371,10 @@ def check_status_api(c, g, api, d):
         c.check(rows.get("viaqd", [])[1:4] == ["dws-local-queue", "ADMITTED", "dws-cluster-queue"],
                 f"the Jobs show gpuqd's admission: {r.stdout!r}")
         w = cluster.create_job(api, "waiting")
-        wait_for("the second request", lambda: cluster.pr_of(api, w), 20)
-        serve_status_api(c, api, daemon)
-        check_through_gpuqd(c, g, api, daemon, db,
-                            cluster.workload_name("viaqd", j["metadata"]["uid"]))
+        wait_for("the second request", lambda: cluster.pr_of(api, w))
+        wl = cluster.workload_name("viaqd", j["metadata"]["uid"])
+        served = serve_status_api(c, api, daemon, wl)
+        check_through_gpuqd(c, g, api, daemon, db, wl, served)
     finally:
         daemon.stop()
 

@@ -48,9 +48,9 @@ def main():
         status, body = g.get("/readyz")
         c.check(status == 503, f"/readyz before the first sync: {status} {body}")
         c.check(g.get("/healthz")[0] == 200, "/healthz while syncing")
-        wait_for("/readyz 200", lambda: g.get("/readyz")[0] == 200, 30)
+        wait_for("/readyz 200", lambda: g.get("/readyz")[0] == 200)
 
-        pr = wait_for("the ProvisioningRequest", lambda: cluster.pr_of(api, job), 20)
+        pr = wait_for("the ProvisioningRequest", lambda: cluster.pr_of(api, job))
         # B31: no decision before the first full list (the delayed Jobs list) was read.
         lists = [r for r in api.requests() if r.get("verb") == "list" and
                  r.get("resource") == "jobs"]
@@ -88,7 +88,7 @@ def main():
         api.clear_requests()
         t0 = time.time()
         cluster.provisioned(api, pr)
-        j = wait_for("the unsuspend", lambda: cluster.unsuspended(api, "sample-job"), 20)
+        j = wait_for("the unsuspend", lambda: cluster.unsuspended(api, "sample-job"))
         print(f"unsuspended {1000 * (time.time() - t0):.0f} ms after Provisioned=True")
         patches = cluster.writes(api, "jobs", "sample-job")
         c.check(len(patches) == 1 and patches[0]["verb"] == "patch" and
@@ -113,9 +113,9 @@ def main():
         c.check(len(wls) == 1 and wls[0]["metadata"]["name"] == wl, f"workloads {wls}")
 
         cluster.finish(api, "sample-job")
-        wait_for("the request deleted", lambda: not cluster.prs(api), 20)
+        wait_for("the request deleted", lambda: not cluster.prs(api))
         wait_for("finished", lambda: cluster.gpuq_json(gpuq, db, "list", "-A", "--status",
-                                                       "finished")["items"], 20)
+                                                       "finished")["items"])
         c.check(not api.objects("podtemplates", "default"), "templates deleted")
         # SIGHUP applies --config again.
         with open(config, "a") as f:
@@ -123,7 +123,7 @@ def main():
         g.proc.send_signal(signal.SIGHUP)
         names = lambda: {x["metadata"]["name"] for x in  # noqa: E731
                          cluster.gpuq_json(gpuq, db, "list", "flavors")["items"]}
-        wait_for("the reloaded config", lambda: "after-hup" in names(), 10)
+        wait_for("the reloaded config", lambda: "after-hup" in names())
         c.check("from-config" in names(), "--config applied at start")
         c.check(g.stop() == 0, f"SIGTERM: clean exit\n{g.logtext()}")
         log = g.logtext()

@@ -116,6 +116,11 @@ def case_crash_points(e):
         if point != "after-unsuspend":
             cluster.provisioned(e.api, pr)
         wait_for("unsuspended after restart", lambda: cluster.unsuspended(e.api, name))
+        # After the unsuspend crash point the Job runs before the restarted gpuqd has read it
+        # back: wait for its database to say so (a loaded machine takes its time), then give
+        # a duplicate the second it would need to show.
+        wait_for("running in the database", lambda: cluster.gpuq_json(
+            e.gpuq, db, "list", "-A", "--status", "running")["items"])
         time.sleep(1)
         creates = [r for r in e.api.requests() if r.get("verb") == "create" and
                    r.get("resource") == "provisioningrequests" and r.get("status") == 201 and
@@ -144,6 +149,10 @@ def case_fresh_database(e):
     g = Daemon(e.gpuq, e.api, db2)
     wait_for("ready", lambda: g.get("/readyz")[0] == 200)
     cluster.create_job(e.api, "waiter", queue="small-q")
+    # gpuqd must have seen the waiter (and queued it) for "no request" to mean anything.
+    wait_for("the waiter queued", lambda: [w for w in cluster.gpuq_json(
+        e.gpuq, db2, "list", "-A", "--status", "pending")["items"]
+        if "waiter" in w["metadata"]["name"]])
     time.sleep(2.5)
     e.c.check(not pr_named(e.api, cluster.job(e.api, "waiter")),
               "fresh database: the second job waits (usage rebuilt, no double count)")
@@ -151,7 +160,7 @@ def case_fresh_database(e):
     e.c.check(len(running) == 1, f"fresh database: the running job counted once ({running})")
     cluster.finish(e.api, "holder")
     pr = wait_for("waiter's request once holder finished",
-                  lambda: pr_named(e.api, cluster.job(e.api, "waiter")), 20)
+                  lambda: pr_named(e.api, cluster.job(e.api, "waiter")))
     e.c.check(pr is not None, "quota released exactly when the job finished")
     g.stop()
     e.api.clear_requests()
@@ -173,7 +182,7 @@ def case_deleted_while_down(e):
     e.delete_job("gone")
     j2 = cluster.create_job(e.api, "gone", queue="small-q")
     g = Daemon(e.gpuq, e.api, db)
-    pr = wait_for("the new job's request (quota released once)", lambda: pr_named(e.api, j2), 20)
+    pr = wait_for("the new job's request (quota released once)", lambda: pr_named(e.api, j2))
     e.c.check(pr is not None and j2["metadata"]["uid"] != j["metadata"]["uid"],
               "A22: the re-created job queued fresh under its new UID")
     live = cluster.gpuq_json(e.gpuq, db, "list", "-A")["items"]
@@ -212,7 +221,7 @@ template:
 """)
     e.c.check(e.api.kubectl("apply", "-f", path).returncode == 0, "foreign template created")
     g = Daemon(e.gpuq, e.api, db)
-    wait_for("the collision reported", lambda: "not owned" in g.logtext(), 20)
+    wait_for("the collision reported", lambda: "not owned" in g.logtext())
     time.sleep(1)
     e.c.check(not pr_named(e.api, j), "A12: no request created over a foreign template")
     e.c.check(cluster.job(e.api, "collide")["spec"]["suspend"] is True, "A12: not admitted")
@@ -232,13 +241,13 @@ def case_failed_and_precedence(e):
     e.api.set_status("provisioningrequests", "default", pr["metadata"]["name"], {"conditions": [
         {"type": t, "status": "True", "reason": t, "message": "x", "lastTransitionTime": now}
         for t in ("Provisioned", "BookingExpired", "Failed")]})
-    pr2 = wait_for("attempt 2 after the backoff", lambda: pr_named(e.api, j, 2), 20)
+    pr2 = wait_for("attempt 2 after the backoff", lambda: pr_named(e.api, j, 2))
     e.c.check(pr_named(e.api, j, 1) is None, "A18: attempt 1 deleted")
     e.c.check(cluster.job(e.api, "flaky")["spec"]["suspend"] is True,
               "A20: Failed wins over Provisioned: not unsuspended")
     cluster.failed(e.api, pr2)
     wait_for("rejected", lambda: cluster.gpuq_json(e.gpuq, db, "list", "-A", "--status",
-                                                   "deactivated")["items"], 20)
+                                                   "deactivated")["items"])
     e.c.check(not cluster.prs(e.api), "A18: no request left after the rejection")
     j2, _ = e.admit("after-flaky", db, g)
     e.c.check(j2 is not None, "A18: quota released after the rejection")
@@ -255,7 +264,7 @@ def case_label_removed(e):
     wait_for("request", lambda: pr_named(e.api, j))
     e.c.check(e.api.kubectl("label", "job", "leaver", "kueue.x-k8s.io/queue-name-").returncode
               == 0, "label removed")
-    wait_for("request deleted", lambda: not pr_named(e.api, j), 20)
+    wait_for("request deleted", lambda: not pr_named(e.api, j))
     e.c.check(cluster.job(e.api, "leaver") is not None, "A21: the job is not deleted")
     time.sleep(1)
     e.c.check(cluster.job(e.api, "leaver")["spec"]["suspend"] is True, "A21: not admitted")
@@ -271,12 +280,16 @@ def case_unsuspended_job(e):
     db = e.db()
     g = Daemon(e.gpuq, e.api, db)
     cluster.create_job(e.api, "rogue", queue="small-q", suspend="false")
-    wait_for("suspended", lambda: cluster.job(e.api, "rogue")["spec"]["suspend"] is True, 20)
-    e.c.check("without admission" in g.logtext(), "A23: reported")
+    wait_for("suspended", lambda: cluster.job(e.api, "rogue")["spec"]["suspend"] is True)
+    e.c.check(wait_for("the report", lambda: "without admission" in g.logtext()),
+              "A23: reported")
     j = cluster.job(e.api, "rogue")
     pr = wait_for("request", lambda: pr_named(e.api, j))
     cluster.provisioned(e.api, pr)
-    wait_for("admitted", lambda: cluster.unsuspended(e.api, "rogue"), 20)
+    wait_for("admitted", lambda: cluster.unsuspended(e.api, "rogue"))
+    wait_for("running in the database", lambda: cluster.gpuq_json(
+        e.gpuq, db, "list", "-A", "--status", "running")["items"])
+    time.sleep(0.5)
     running = cluster.gpuq_json(e.gpuq, db, "list", "-A", "--status", "running")["items"]
     e.c.check(len(running) == 1, "A23: counted once")
     g.stop()
@@ -300,7 +313,7 @@ def case_booking_expired_after_start(e):
     e.c.check(pr_named(e.api, j, 2) is None, "A19: no second attempt")
     e.c.check(len(ok_patches(e.api, "booked")) == 1, "A19: no suspend patch")
     cluster.finish(e.api, "booked")
-    wait_for("the request deleted once the Job finished", lambda: not pr_named(e.api, j), 20)
+    wait_for("the request deleted once the Job finished", lambda: not pr_named(e.api, j))
     e.c.check(g.proc.poll() is None, "A7: still running without bookmarks")
     e.api.bookmarks(1)
     g.stop()
@@ -317,7 +330,7 @@ def case_sigterm_mid_flow(e):
         cluster.create_job(e.api, n)
     g = Daemon(e.gpuq, e.api, db)
     wait_for("the first request", lambda: any(n in p["metadata"]["name"] for n in names
-                                               for p in cluster.prs(e.api)), 20, 0.005)
+                                               for p in cluster.prs(e.api)), 120, 0.005)
     e.c.check(g.stop() == 0, "B36: SIGTERM mid-flow exits 0")
     con = sqlite3.connect(db)
     e.c.check(con.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "B36: database intact")
@@ -325,9 +338,9 @@ def case_sigterm_mid_flow(e):
     g = Daemon(e.gpuq, e.api, db)
     jobs = {n: cluster.job(e.api, n) for n in names}
     for n in names:
-        pr = wait_for(f"{n}'s request", lambda: cluster.pr_of(e.api, jobs[n]), 20)
+        pr = wait_for(f"{n}'s request", lambda: cluster.pr_of(e.api, jobs[n]))
         cluster.provisioned(e.api, pr)
-    wait_for("all released", lambda: all(cluster.unsuspended(e.api, n) for n in names), 30)
+    wait_for("all released", lambda: all(cluster.unsuspended(e.api, n) for n in names))
     time.sleep(0.5)
     for n in names:
         creates = [r for r in e.api.requests() if r.get("verb") == "create" and
@@ -347,12 +360,13 @@ def case_no_crd(e, gpuq, d):
         cluster.setup_queues(api)
         j = cluster.create_job(api, "nocrd")
         g = Daemon(gpuq, api, os.path.join(d, "nocrd.db"))
-        wait_for("ready", lambda: g.get("/readyz")[0] == 200, 20)
+        wait_for("ready", lambda: g.get("/readyz")[0] == 200)
+        e.c.check(j is not None and wait_for("the report", lambda: "404" in g.logtext() or
+                                             "not found" in g.logtext()),
+                  "A15: the missing CRD reported")
         time.sleep(2)
         e.c.check(g.proc.poll() is None, "A15: still running")
         e.c.check(cluster.job(api, "nocrd")["spec"]["suspend"] is True, "A15: job kept pending")
-        e.c.check(j is not None and ("404" in g.logtext() or "not found" in g.logtext()),
-                  "A15: the missing CRD reported")
         e.c.check(g.stop() == 0, "A15: clean exit")
 
 

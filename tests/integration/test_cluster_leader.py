@@ -26,6 +26,15 @@ def leader_of(api):
     return None
 
 
+def lease_writes(api, user, after=0.0):
+    """Server times of the Lease writes the API server took from user, after a time. The
+    handover bounds below are measured between such times: how long the test itself takes
+    to notice (polling, a daemon's exit under AddressSanitizer) is no part of them, so a
+    loaded machine does not fail them."""
+    return [r["time"] for r in cluster.writes(api, "leases", user=user)
+            if r.get("status", 500) < 300 and r["time"] >= after]
+
+
 def switches(api):
     """The identities of write requests the server took, in order, runs collapsed."""
     runs = []
@@ -45,7 +54,7 @@ def main():
         cluster.setup_queues(api)
         a = Daemon(gpuq, api, os.path.join(d, "a.db"), *LEASE, "--identity", "alice", user="alice")
         b = Daemon(gpuq, api, os.path.join(d, "b.db"), *LEASE, "--identity", "bob", user="bob")
-        first = wait_for("a leader", lambda: leader_of(api), 20)
+        first = wait_for("a leader", lambda: leader_of(api))
         time.sleep(3)
         c.check(leader_of(api) == first, f"the leader stays {first}")
         leader, standby = (a, b) if first == "alice" else (b, a)
@@ -54,7 +63,7 @@ def main():
                 "both ready (both watch)")
 
         job = cluster.create_job(api, "ha-job")
-        wait_for("the leader's request", lambda: cluster.pr_of(api, job), 20)
+        wait_for("the leader's request", lambda: cluster.pr_of(api, job))
         lost = [r for r in cluster.writes(api) if r["user"] in ("alice", "bob") and
                 r["user"] != first]
         c.check(all(r["resource"] == "leases" and r["status"] == 409 for r in lost),
@@ -62,14 +71,14 @@ def main():
 
         killed = time.time()
         leader.kill()
-        wait_for("the standby to take over", lambda: leader_of(api) == other, 30)
-        took = time.time() - killed
+        wait_for("the standby to take over", lambda: leader_of(api) == other)
+        took = min(lease_writes(api, other, killed)) - killed
         print(f"handover after SIGKILL: {took:.1f} s (lease 15 s, retry 2 s)")
         c.check(took <= 15 + 2 * 2 + 1, f"handover within the lease duration: {took:.1f} s")
 
         pr = cluster.pr_of(api, job)
         cluster.provisioned(api, pr)
-        wait_for("the new leader unsuspends", lambda: cluster.unsuspended(api, "ha-job"), 20)
+        wait_for("the new leader unsuspends", lambda: cluster.unsuspended(api, "ha-job"))
         ok = [r for r in api.requests() if r.get("verb") == "patch" and
               r.get("resource") == "jobs" and r.get("status") == 200]
         c.check(len(ok) == 1 and ok[0]["user"] == other, f"one unsuspend, by the new leader: {ok}")
@@ -87,9 +96,12 @@ def main():
         c.check(leader_of(api) == other, "the new leader keeps the lease against a newcomer")
         stopped = time.time()
         c.check(standby.stop() == 0, "SIGTERM: clean exit")
-        wait_for("handover after SIGTERM", lambda: leader_of(api) == first, 10)
-        print(f"handover after SIGTERM: {time.time() - stopped:.1f} s")
-        c.check(time.time() - stopped <= 2 * 2 + 1, "SIGTERM hands over within two retries")
+        wait_for("handover after SIGTERM", lambda: leader_of(api) == first)
+        # From the release (other's last Lease write) to the newcomer's first.
+        released = max(lease_writes(api, other, stopped), default=stopped)
+        took = min(lease_writes(api, first, released)) - released
+        print(f"handover after SIGTERM: {took:.1f} s after the release")
+        c.check(took <= 2 * 2 + 1, f"SIGTERM hands over within two retries ({took:.1f} s)")
 
         # A24: the leader cannot renew (its Lease writes fail): it stops writing and exits 1
         # by the renew deadline; the standby takes over only once the Lease has not changed
@@ -100,13 +112,19 @@ def main():
         api.fault(method="PUT", path=r"/leases/gpuqd-leader$", user=first, action="status",
                   code=503, times=0)
         cut = time.time()
-        rc = again.proc.wait(timeout=40)
+        rc = again.proc.wait(timeout=120)
         again.kill()
-        print(f"A24: the cut-off leader exited {time.time() - cut:.1f} s after the cut")
-        c.check(rc == 1 and time.time() - cut <= 10 + 2 + 1,
-                f"A24: a leader that cannot renew exits 1 (status {rc})")
+        # It gives up right after its last failed renewal, so the deadline is measured to
+        # that request (server time), not to when the test saw it exit: the exit itself
+        # (LeakSanitizer's scan) may be slow on a loaded machine and is no part of it.
+        tried = [r["time"] for r in cluster.writes(api, "leases", user=first) if r["time"] >= cut]
+        gave_up = max(tried, default=cut) - cut
+        print(f"A24: the cut-off leader gave up {gave_up:.1f} s after the cut, exited "
+              f"{time.time() - cut:.1f} s after")
+        c.check(rc == 1, f"A24: a leader that cannot renew exits 1 (status {rc})")
+        c.check(gave_up <= 10 + 2 + 1, f"A24: it gives up by the renew deadline ({gave_up:.1f} s)")
         c.check("lost the lease" in again.logtext(), "A24: it says why")
-        wait_for("the standby after the lease ran out", lambda: leader_of(api) == other, 40)
+        wait_for("the standby after the lease ran out", lambda: leader_of(api) == other)
         took = time.time() - cut
         print(f"A24: the standby took over {took:.1f} s after the cut")
         c.check(took >= 15 - 2, f"A24: the standby waited the lease duration ({took:.1f} s)")

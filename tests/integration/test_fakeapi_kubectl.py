@@ -145,7 +145,7 @@ def write(tmp, name, text):
 
 def read_chunks(api, path, seconds):
     """Raw HTTP/1.1 over TLS: return (head, [chunk payloads], clean_end) of a chunked answer."""
-    sock = api.ssl_context().wrap_socket(socket.create_connection(("127.0.0.1", api.port), timeout=seconds + 5),
+    sock = api.ssl_context().wrap_socket(socket.create_connection(("127.0.0.1", api.port), timeout=seconds + 60),
                                          server_hostname="127.0.0.1")
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
                  f"Authorization: Bearer {api.token()}\r\n\r\n".encode())
@@ -247,10 +247,10 @@ def test_patch_and_watch(c, api):
 
     def seen(word, name="sample-job"):
         return any(line.split()[:2] == [word, name] for line in list(out))
-    c.check(wait_for(lambda: seen("ADDED"), 15), f"get -w shows ADDED: {''.join(out)!r}")
+    c.check(wait_for(lambda: seen("ADDED"), 120), f"get -w shows ADDED: {''.join(out)!r}")
     p = api.kubectl("patch", "job", "sample-job", "--type=merge", "-p", '{"spec":{"suspend":false}}')
     c.check(p.returncode == 0 and "patched" in p.stdout, f"merge patch: {p.stdout}{p.stderr}")
-    c.check(wait_for(lambda: seen("MODIFIED"), 15), f"get -w shows MODIFIED: {''.join(out)!r}")
+    c.check(wait_for(lambda: seen("MODIFIED"), 120), f"get -w shows MODIFIED: {''.join(out)!r}")
     w.terminate()
     w.wait()
     p = api.kubectl("patch", "job", "sample-job", "--type=json",
@@ -289,8 +289,8 @@ def test_delete_and_gc(c, api, tmp):
     c.check(p.returncode != 0 and "lastTransitionTime: Required value" in p.stderr, f"condition fields: {p.stderr}")
     p = api.kubectl("delete", "job", "sample-job")
     c.check(p.returncode == 0 and 'job.batch "sample-job" deleted' in p.stdout, f"delete: {p.stdout}{p.stderr}")
-    c.check(wait_for(lambda: not get(api, "podtemplates", "ppt-1"), 5) and
-            wait_for(lambda: not api.objects("provisioningrequests", "default"), 5),
+    c.check(wait_for(lambda: not get(api, "podtemplates", "ppt-1"), 120) and
+            wait_for(lambda: not api.objects("provisioningrequests", "default"), 120),
             "dependents garbage-collected")
     p = api.kubectl("get", "job", "sample-job")
     c.check(p.returncode != 0 and "NotFound" in p.stderr, f"deleted job is NotFound: {p.stderr}")
@@ -362,7 +362,9 @@ def test_watch_framing(c, api):
     c.check(len(bms) >= 2 and all(set(b["object"]) == {"kind", "apiVersion", "metadata"} and
                                   set(b["object"]["metadata"]) == {"resourceVersion"} and
                                   b["object"]["kind"] == "PodTemplate" for b in bms), f"bookmarks: {bms}")
-    c.check(clean and 1.5 < took < 5, f"timeoutSeconds ends the stream cleanly ({took:.1f}s)")
+    # Not before the 2 s, and by the server (a clean last chunk), well before the socket's
+    # timeout; the margin above is for a loaded machine (TLS, a busy test server).
+    c.check(clean and 1.5 < took < 30, f"timeoutSeconds ends the stream cleanly ({took:.1f}s)")
 
 
 def main():

@@ -87,7 +87,7 @@ def get(port, path, method="GET", data=None):
     """(status, headers, body) of one request; errors are answers too."""
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, data=data)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, dict(r.headers), r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read().decode()
@@ -144,7 +144,7 @@ def start(c, g, db, log):
             port.append(int(m.group(1)))
         return bool(m)
 
-    c.check(wait_for(bound, 10), "gpuqd logs the address it listens on")
+    c.check(wait_for(bound, 120), "gpuqd logs the address it listens on")
     return d, (port[0] if port else 0)
 
 
@@ -289,7 +289,7 @@ def main():
         with open(os.path.join(tmp, "gpuqd.log"), "w") as log:
             d, port = start(c, g, db, log)
             # Settled: two running, the rest waiting for quota or a stopped queue.
-            c.check(wait_for(lambda: len(listed(g, db, "-A", "--status", "running")) == 2, 20),
+            c.check(wait_for(lambda: len(listed(g, db, "-A", "--status", "running")) == 2, 120),
                     "the daemon admits two jobs")
             if port:
                 check_probes(c, port)
@@ -298,7 +298,7 @@ def main():
                 check_workloads(c, g, db, port)
                 check_errors(c, port)
             d.send_signal(signal.SIGTERM)
-            c.check(d.wait(timeout=30) == 0, "SIGTERM stops the daemon cleanly")
+            c.check(d.wait(timeout=120) == 0, "SIGTERM stops the daemon cleanly")
         out = open(os.path.join(tmp, "gpuqd.log")).read()
         c.check("stopped after" in out, "the daemon reports its stop")
         if c.failed:

@@ -88,7 +88,7 @@ def query(e):
 
 def watching(api, ns, n=1):
     """Wait until n watches of ns have been answered 200."""
-    return wait_for(lambda: len([e for e in log(api, ns, "watch") if e["status"] == 200]) >= n, 15)
+    return wait_for(lambda: len([e for e in log(api, ns, "watch") if e["status"] == 200]) >= n, 120)
 
 
 QUEUE = "kueue.x-k8s.io/queue-name"

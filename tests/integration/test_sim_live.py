@@ -47,10 +47,20 @@ def main():
         r = gpuq(g, db, "submit", "-f", os.path.join(STORY, "jobs.yaml"))
         c.check(r.returncode == 0, f"submit: {r.stderr}")
 
+        # What a list costs on this machine, now, with nobody writing: the bound on a list
+        # beside the writer scales with it, so a loaded machine is not a failure while a list
+        # held up behind the writer's transactions for seconds still is.
+        base = []
+        for _ in range(5):
+            t = time.monotonic()
+            gpuq(g, db, "list", "-A", "-o", "wide")
+            base.append(time.monotonic() - t)
+        bound = max(3.0, 10 * statistics.median(base))
+
         with open(logpath, "w") as log:
             d = gpuqd(g, db, "--speed", "120", "--seed", "3", log=log)
-            c.check(wait_for(lambda: "reserved" in open(logpath).read(), 10),
-                    "the daemon reserves quota within 10 s")
+            c.check(wait_for(lambda: "reserved" in open(logpath).read(), 120),
+                    "the daemon reserves quota")
 
             # list, again and again, while the daemon writes
             lat = []
@@ -63,7 +73,7 @@ def main():
             med, worst = statistics.median(lat), max(lat)
             print(f"list while gpuqd --sim runs: median {med * 1000:.0f} ms, "
                   f"max {worst * 1000:.0f} ms over {len(lat)}")
-            c.check(worst < 3.0, f"every list answers within 3 s (max {worst:.2f} s)")
+            c.check(worst < bound, f"every list answers within {bound:.1f} s (max {worst:.2f} s)")
 
             r = gpuq(g, db, "describe", "workload", "pretrain-1", "-n", "team-a")
             c.check(r.returncode == 0 and "Events:" in r.stdout, f"describe: {r.stderr}")
@@ -76,8 +86,8 @@ def main():
             r = gpuq(g, db, "submit", "--queue", "batch", "-n", "team-b", "--name", "late",
                      "--gpus", "1", "--duration", "10m")
             c.check(r.returncode == 0, f"submit during the run: {r.stderr}")
-            c.check(wait_for(lambda: "team-b/late reserved" in open(logpath).read(), 10),
-                    "the daemon reserves the new job within 10 s")
+            c.check(wait_for(lambda: "team-b/late reserved" in open(logpath).read(), 120),
+                    "the daemon reserves the new job")
 
             # one runner at a time
             r = gpuq(g, db, "run")
@@ -86,7 +96,7 @@ def main():
 
             d.send_signal(signal.SIGTERM)
             try:
-                rc = d.wait(10)
+                rc = d.wait(120)
             except subprocess.TimeoutExpired:
                 d.kill()
                 rc = -1
@@ -110,7 +120,7 @@ def main():
             d.wait()
             d = gpuqd(g, db, "--speed", "max", "--for", "6h", log=log)
             try:
-                rc = d.wait(120)
+                rc = d.wait(600)
             except subprocess.TimeoutExpired:
                 d.kill()
                 rc = -1

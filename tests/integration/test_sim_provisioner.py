@@ -143,7 +143,7 @@ def status_writes(api, name=None):
 
 def dws_flow(c, api, prov):
     job = cluster.create_job(api, "train")
-    p = wait_for("the request gpuqd creates", lambda: cluster.pr_of(api, job), 20)
+    p = wait_for("the request gpuqd creates", lambda: cluster.pr_of(api, job))
     name = p["metadata"]["name"]
     seen = []
 
@@ -154,19 +154,24 @@ def dws_flow(c, api, prov):
             seen.append(prov_c)
         return cur if is_true(cur, "Provisioned") else None
     t0 = time.time()
-    p = wait_for("Provisioned=True", provisioned, 20)
+    p = wait_for("Provisioned=True", provisioned)
     print(f"provisioned {time.time() - t0:.1f} s after the request appeared")
     c.check(is_true(p, "Accepted") and cond(p, "Accepted")["reason"] == "Accepted",
             f"Accepted: {cond(p, 'Accepted')}")
     c.check(cond(p, "Provisioned")["reason"] == "CapacityIsProvisioned",
             f"Provisioned reason: {cond(p, 'Provisioned')}")
-    c.check(any(s["reason"] == "NotProvisioned" and "ETA" in s["message"] for s in seen),
-            f"Provisioned=False with an ETA first: {seen[:1]}")
+    # The polling above may miss a short Provisioned=False on a loaded machine; the request
+    # log has every status the provisioner wrote.
+    bodies = [r.get("body") or "" for r in status_writes(api, name)]
+    c.check(any(s["reason"] == "NotProvisioned" and "ETA" in s["message"] for s in seen) or
+            any('"NotProvisioned"' in b and "ETA" in b and '"Provisioned"' in b and
+                '"CapacityIsProvisioned"' not in b for b in bodies),
+            f"Provisioned=False with an ETA first: {seen[:1]} {bodies[:1]}")
     for k in ("type", "status", "reason", "message", "lastTransitionTime"):
         c.check(all(k in x for x in p["status"]["conditions"]), f"every condition has {k}")
-    j = wait_for("gpuqd unsuspends the Job", lambda: cluster.unsuspended(api, "train"), 20)
+    j = wait_for("gpuqd unsuspends the Job", lambda: cluster.unsuspended(api, "train"))
     c.check(j is not None, "the Job runs")
-    wait_for("consumed", lambda: f"{name} consumed" in prov.text(), 10)
+    wait_for("consumed", lambda: f"{name} consumed" in prov.text())
     w = status_writes(api, name)
     c.check(all(r["verb"] == "patch" and r["subresource"] == "status" and
                 r["content_type"].startswith("application/merge-patch+json") and
@@ -176,9 +181,9 @@ def dws_flow(c, api, prov):
     time.sleep(1)
     c.check(len(status_writes(api, name)) == len(w), "nothing rewritten while unchanged")
     cluster.finish(api, "train")
-    wait_for("gpuqd deletes the request", lambda: pr(api, name) is None, 20)
+    wait_for("gpuqd deletes the request", lambda: pr(api, name) is None)
     wait_for("its node given back", lambda: f"{name} deleted: 1 node back to pool l4"
-             in prov.text(), 10)
+             in prov.text())
 
 
 def stockout(c, api):
@@ -186,12 +191,12 @@ def stockout(c, api):
               code=409, times=1)
     request(api, "out", "nvidia-h100-80gb")
     p = wait_for("Provisioned=False",
-                 lambda: cond(pr(api, "out"), "Provisioned") and pr(api, "out"), 10)
+                 lambda: cond(pr(api, "out"), "Provisioned") and pr(api, "out"))
     pc = cond(p, "Provisioned")
     c.check(pc["status"] == "False" and pc["reason"] == "NotProvisioned" and
             "Waiting for resources" in pc["message"], f"stocked out, waiting: {pc}")
     c.check(is_true(p, "Accepted"), "accepted while waiting")
-    p = wait_for("Failed=True", lambda: is_true(pr(api, "out"), "Failed") and pr(api, "out"), 15)
+    p = wait_for("Failed=True", lambda: is_true(pr(api, "out"), "Failed") and pr(api, "out"))
     fc = cond(p, "Failed")
     c.check(fc["reason"] == "OutOfResources" and "h100" in fc["message"], f"failed: {fc}")
     codes = [r["status"] for r in status_writes(api, "out")]
@@ -201,9 +206,9 @@ def stockout(c, api):
 
 def deletion(c, api, prov):
     request(api, "first", "nvidia-tesla-a100")
-    wait_for("first provisioned", lambda: is_true(pr(api, "first"), "Provisioned"), 10)
+    wait_for("first provisioned", lambda: is_true(pr(api, "first"), "Provisioned"))
     request(api, "second", "nvidia-tesla-a100")
-    wait_for("second waits", lambda: cond(pr(api, "second"), "Provisioned"), 10)
+    wait_for("second waits", lambda: cond(pr(api, "second"), "Provisioned"))
     time.sleep(1.5)
     p = pr(api, "second")
     pc = cond(p, "Provisioned")
@@ -213,7 +218,7 @@ def deletion(c, api, prov):
     c.check(r.returncode == 0, f"delete: {r.stderr}")
     t0 = time.time()
     wait_for("second provisioned on the freed node",
-             lambda: is_true(pr(api, "second"), "Provisioned"), 10)
+             lambda: is_true(pr(api, "second"), "Provisioned"))
     print(f"second provisioned {time.time() - t0:.1f} s after the first was deleted")
     c.check("first deleted: 1 node back to pool a100" in prov.text(), "deletion logged")
 
@@ -221,7 +226,7 @@ def deletion(c, api, prov):
 def revoked(c, api):
     request(api, "short", "nvidia-l4", gpus=2, params='maxRunDurationSeconds: "2"')
     p = wait_for("CapacityRevoked", lambda: is_true(pr(api, "short"), "CapacityRevoked") and
-                 pr(api, "short"), 15)
+                 pr(api, "short"))
     rc, pc = cond(p, "CapacityRevoked"), cond(p, "Provisioned")
     c.check(rc["reason"] == "MaxRunDurationReached" and "2 s" in rc["message"], f"revoked: {rc}")
     c.check(pc["status"] == "True" and rc["lastTransitionTime"] > pc["lastTransitionTime"],
@@ -230,7 +235,7 @@ def revoked(c, api):
 
 def foreign(c, api, prov):
     request(api, "other", "nvidia-l4", cls="other.example.com")
-    wait_for("skipped", lambda: "other skipped" in prov.text(), 10)
+    wait_for("skipped", lambda: "other skipped" in prov.text())
     time.sleep(1)
     c.check(not pr(api, "other").get("status", {}).get("conditions"), "left alone")
     c.check(prov.text().count("other skipped") == 1, "logged once")
@@ -242,12 +247,12 @@ def restart(c, api, gpuq_path, db, provs):
     api.clear_requests()
     provs.append(Provisioner(gpuq_path, api, db))
     prov = provs[-1]
-    wait_for("synced again", lambda: "synced" in prov.text(), 10)
+    wait_for("synced again", lambda: "synced" in prov.text())
     time.sleep(1)
     c.check(not status_writes(api), f"nothing rewritten after a restart: {status_writes(api)}")
     api.kubectl("delete", "provisioningrequest", "second", "-n", "default")
     wait_for("the adopted request's node given back",
-             lambda: "second deleted: 1 node back to pool a100" in prov.text(), 10)
+             lambda: "second deleted: 1 node back to pool a100" in prov.text())
 
 
 def main():
