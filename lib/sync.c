@@ -253,7 +253,8 @@ static int on_change(const gq_schedule_change *c, void *payload)
 
     if (strcmp(c->what, "pending") != 0)
         gq__sync_log(s, "info", "Workload", c->namespace, c->job_name, c->what, "%s%s%s",
-                     c->cluster_queue ? c->cluster_queue : "", c->flavors ? " " : "",
+                     c->cluster_queue ? c->cluster_queue : "",
+                     c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),
                      c->flavors ? c->flavors : (c->message ? c->message : ""));
     return 0;
 }

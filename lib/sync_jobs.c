@@ -64,9 +64,10 @@ struct row {
     int64_t id;
     char state[16];
     char name[256];
+    char uid[128];
 };
 
-/* Columns: id, state, name. */
+/* Columns: id, state, name, uid. */
 static int row_cb(int n, const char *const *v, void *payload)
 {
     struct row *r = payload;
@@ -75,15 +76,34 @@ static int row_cb(int n, const char *const *v, void *payload)
     r->id = strtoll(v[0], NULL, 10);
     snprintf(r->state, sizeof(r->state), "%s", v[1]);
     snprintf(r->name, sizeof(r->name), "%s", v[2]);
+    snprintf(r->uid, sizeof(r->uid), "%s", v[3]);
     return 0;
 }
 
 static int lookup(struct gq_store *st, const char *uid, struct row *r, gq_error *err)
 {
-    static const char sql[] = "SELECT id, state, name FROM workloads WHERE uid = ?1";
+    static const char sql[] = "SELECT id, state, name, uid FROM workloads WHERE uid = ?1";
 
     r->id = 0;
     return gq__store_query(st, sql, &uid, 1, row_cb, r, err);
+}
+
+/*
+ * The watch saw an admitted Job running before the outbox heard back from
+ * its patch (a lost response, a restart): started now, with the same event
+ * the outbox writes, so that history and the report agree.
+ */
+static int started(struct gq_sync *s, const struct job_view *v, const struct row *r,
+                   gq_error *err)
+{
+    int64_t now = gq__store_now(s->st);
+    int rc = gq__store_start(s->st, r->id, now, err);
+
+    if (rc != GQ_OK)
+        return rc;
+    s->changes++;
+    return gq__store_event(s->st, "Workload", v->ns, r->name, v->uid, "Normal", "Started",
+                           "Job seen running", "admitted", "running", now, err);
 }
 
 static int close_workload(struct gq_sync *s, const struct row *r, const char *ns,
@@ -99,7 +119,7 @@ static int close_workload(struct gq_sync *s, const struct row *r, const char *ns
         return rc;
     s->changes++;
     gq__sync_log(s, "info", "Workload", ns, r->name, "released", "%s", message);
-    return gq__store_event(s->st, "Workload", ns, r->name, NULL, "Normal", reason, message,
+    return gq__store_event(s->st, "Workload", ns, r->name, r->uid, "Normal", reason, message,
                            r->state, to, now, err);
 }
 
@@ -162,11 +182,11 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
  */
 static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
-    static const char sql[] = "SELECT id, state, name FROM workloads WHERE namespace = ?1 "
+    static const char sql[] = "SELECT id, state, name, uid FROM workloads WHERE namespace = ?1 "
                               "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
                               "AND state <> 'cancelled' AND state IN " LIVE_STATES;
     const char *params[] = {v->ns, v->name, v->uid};
-    struct row r = {0, "", ""};
+    struct row r = {0, "", "", ""};
     int rc;
 
     if ((rc = gq__store_query(s->st, sql, params, 3, row_cb, &r, err)) != GQ_OK || !r.id)
@@ -187,8 +207,8 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
         return rc;
     if ((rc = gq__store_kube_seen(s->st, r.id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
-    if (!v->suspended && v->admitted)
-        return gq__store_start(s->st, r.id, gq__store_now(s->st), err);
+    if (!v->suspended && v->admitted && strcmp(r.state, "admitted") == 0)
+        return started(s, v, &r, err);
     if (!v->suspended)
         gq__sync_log(s, "warning", "Job", v->ns, v->name, "unsuspended-without-admission",
                      "a labelled Job runs without admission: %s",
@@ -215,10 +235,8 @@ static int observed(struct gq_sync *s, const struct job_view *v, const struct ro
                               "the Job left its queue (label " GQ_SYNC_QUEUE_LABEL " removed)",
                               err);
     }
-    if (strcmp(r->state, "admitted") == 0 && !v->suspended && v->admitted) {
-        s->changes++;
-        return gq__store_start(s->st, r->id, gq__store_now(s->st), err);
-    }
+    if (strcmp(r->state, "admitted") == 0 && !v->suspended && v->admitted)
+        return started(s, v, r, err);
     return GQ_OK;
 }
 
