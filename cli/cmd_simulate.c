@@ -116,7 +116,7 @@ struct sim_args {
     gq_simulate_options o;
     struct strlist files, compare;
     const char *output;
-    bool quiet;
+    bool quiet, no_report;
     gq_report_options ro;
 };
 
@@ -227,14 +227,11 @@ static int parse_output(struct sim_args *a)
         a->ro.format = GQ_REPORT_TEXT;
     else if (strcmp(a->output, "json") == 0)
         a->ro.format = GQ_REPORT_JSON;
-    else if (strcmp(a->output, "none") == 0)
-        return 1;
     else {
-        cli_usage_error("invalid -o \"%s\" for simulate: want table, json or none (then gpuq "
-                        "report --db on the database)", a->output);
+        cli_usage_error("invalid -o \"%s\" for simulate: want table or json", a->output);
         return -1;
     }
-    return 0;
+    return a->no_report ? 1 : 0;
 }
 
 int cmd_simulate(struct global *g, int argc, char **argv)
@@ -256,6 +253,8 @@ int cmd_simulate(struct global *g, int argc, char **argv)
         {"seed", 0, FLAG_INT, &seed, "N", "the generator's and simulator's seed (default 1)"},
         {"queue", 0, FLAG_STRING, &queue, "NAME", "the LocalQueue the profile's jobs go to"},
         {"quiet", 'q', FLAG_BOOL, &a.quiet, NULL, "no progress and no run summary on stderr"},
+        {"no-report", 0, FLAG_BOOL, &a.no_report, NULL,
+         "print no report (then: gpuq report --db on the database)"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
 
     memset(&a, 0, sizeof(a));

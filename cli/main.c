@@ -39,7 +39,7 @@ const struct command commands[] = {
      "gpuq run simulates on the local database; in cluster mode gpuqd admits"},
     {"simulate", NULL, cmd_simulate,
      "gpuq simulate --profile NAME|FILE | --trace FILE [-f MANIFESTS] [--compare MANIFESTS] "
-     "[--seed N] [--db PATH] [-o table|json|none] [flags]",
+     "[--seed N] [--db PATH] [-o table|json] [--no-report] [flags]",
      "Replay a day or a trace on the simulated cluster in virtual time, then report",
      "gpuq simulate runs on a scratch or --db database, never a cluster"},
     {"report", NULL, cmd_report,

@@ -126,7 +126,7 @@ def bench_simulate(gpuq, quick, runs):
         for r in range(runs):
             db = os.path.join(tmp, f"week-{r}.db")
             week.append(timed([gpuq, "--db", db, "simulate", "--trace", trace, "-f", cluster,
-                               "-q", "-o", "none"])[0])
+                               "-q", "--no-report"])[0])
         report(f"week trace, {n} jobs, simulated", week, "s", "< 30 s")
 
         # A database of >= 1,000,000 events: the week's, its events counted.
