@@ -10,7 +10,8 @@
 
 #include "store.h"
 
-#define GQ_STORE_MAX_STMTS 128
+#define GQ_STORE_MAX_STMTS 256
+#define GQ_STORE_STMTS_KEPT 64 /* slots queries leave to gq__store_stmt */
 
 struct gq_store {
     sqlite3 *db;   /* one connection, used by one thread at a time */
