@@ -154,6 +154,9 @@ void gq__report_secs(char *buf, size_t size, double ms);
 /* A wait as a person reads it: "0.1s", "22.3s", "5m26s", "1h2m". */
 void gq__report_dur(char *buf, size_t size, double ms);
 
+/* v as a JSON string, quoted and escaped. */
+void gq__report_jstr(struct gq__str *s, const char *v);
+
 /* The figures of db, unrendered (gq_simulate_compare); free with gq__report_destroy. */
 struct gq_db;
 int gq__report_build(struct gq__report **out, struct gq_db *db, const gq_report_options *opts,

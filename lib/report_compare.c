@@ -133,21 +133,6 @@ out:
     free(cells);
 }
 
-/* Names are the user's file names: escaped as JSON strings. */
-static void json_string(struct gq__str *s, const char *t)
-{
-    gq__str_puts(s, "\"");
-    for (; *t; t++) {
-        if (*t == '"' || *t == '\\')
-            gq__str_printf(s, "\\%c", *t);
-        else if ((unsigned char)*t < 0x20)
-            gq__str_printf(s, "\\u%04x", (unsigned)(unsigned char)*t);
-        else
-            gq__str_add(s, t, 1);
-    }
-    gq__str_puts(s, "\"");
-}
-
 static void render_json(struct gq__str *s, const char *const *names, size_t n, double (*v)[NFIG])
 {
     size_t f, k;
@@ -155,7 +140,7 @@ static void render_json(struct gq__str *s, const char *const *names, size_t n, d
     gq__str_puts(s, "{\"runs\": [");
     for (k = 0; k < n; k++) {
         gq__str_puts(s, k ? ",\n  {\"manifests\": " : "\n  {\"manifests\": ");
-        json_string(s, names[k]);
+        gq__report_jstr(s, names[k]);
         for (f = 0; f < NFIG; f++)
             gq__str_printf(s, ", \"%s\": %.3f", figures[f].key, v[k][f]);
         gq__str_puts(s, "}");

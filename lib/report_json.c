@@ -14,7 +14,7 @@
 
 #define MS_PER_HOUR 3600000.0
 
-static void jstr(struct gq__str *s, const char *v)
+void gq__report_jstr(struct gq__str *s, const char *v)
 {
     gq__str_puts(s, "\"");
     for (; *v; v++) {
@@ -106,7 +106,7 @@ static void json_groups(struct gq__str *s, const struct gq__report *r)
         const struct gq__report_group *gr = &r->groups.v[g];
 
         gq__str_printf(s, "%s\n    {\"kind\": \"%s\", \"name\": ", g ? "," : "", gr->kind);
-        jstr(s, gr->name);
+        gq__report_jstr(s, gr->name);
         gq__str_printf(s, ", \"jobs\": %zu, \"admitted\": %zu, ", gr->jobs, gr->admitted);
         jsummary(s, &gr->s);
         gq__str_puts(s, "}");
@@ -118,7 +118,7 @@ static void json_cost_one(struct gq__str *s, const char *key, const struct gq__r
 {
     if (key) {
         gq__str_printf(s, "\"%s\": ", key);
-        jstr(s, c->name);
+        gq__report_jstr(s, c->name);
         gq__str_puts(s, ", ");
     }
     gq__str_printf(s,
@@ -177,7 +177,7 @@ static void json_prov_one(struct gq__str *s, const struct gq__report_prov *p)
 {
     if (p->flavor) {
         gq__str_puts(s, "{\"flavor\": ");
-        jstr(s, p->flavor);
+        gq__report_jstr(s, p->flavor);
     } else {
         gq__str_printf(s, "{\"attempt\": %lld", (long long)p->attempt);
     }

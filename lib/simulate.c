@@ -21,8 +21,13 @@
 #include "util.h"
 #include "workgen.h"
 
-/* 2026-01-05T08:00:00Z, a Monday morning: where a fresh simulation's clock starts. */
-#define DEFAULT_START_MS 1767600000000LL
+/*
+ * Where a fresh simulation's clock starts: a trace's offsets count from
+ * Monday 2026-01-05 00:00Z (the start of its week), a profile's day from
+ * 08:00 that morning.
+ */
+#define WEEK_START_MS 1767571200000LL
+#define DAY_START_MS (WEEK_START_MS + 8 * 3600 * 1000LL)
 
 /*
  * User story 1's cluster, the same as examples/simulate/rapids-cluster.yaml
@@ -134,8 +139,12 @@ static int load_arrivals(struct feeder *f, const gq_simulate_options *o, gq_erro
     if (o->profile && gq_simulate_profile_is_builtin(o->profile))
         return gq__wg_profile(&f->jobs, o->profile, NULL, 0, o->profile, o->seed ? o->seed : 1,
                               o->namespace, o->queue, err);
-    if ((rc = read_file(o->profile ? o->profile : o->trace, &text, &len, err)) != GQ_OK)
+    if ((rc = read_file(o->profile ? o->profile : o->trace, &text, &len, err)) != GQ_OK) {
+        if (rc == GQ_ENOTFOUND && o->profile)
+            gq__error(err, rc, "profile \"%s\": no such file, and not a built-in profile "
+                      "(rapids-day)", o->profile);
         return rc;
+    }
     if (o->profile)
         rc = gq__wg_profile(&f->jobs, NULL, text, len, o->profile, o->seed ? o->seed : 1,
                             o->namespace, o->queue, err);
@@ -309,7 +318,7 @@ static int simulate(struct feeder *f, const gq_simulate_options *o, gq_simulate_
     bool fresh;
     int rc;
 
-    f->start = o->start_ms ? o->start_ms : DEFAULT_START_MS;
+    f->start = o->start_ms ? o->start_ms : o->trace ? WEEK_START_MS : DAY_START_MS;
     if ((rc = load_arrivals(f, o, err)) != GQ_OK)
         return rc;
     fresh = gq__store_sim_fresh(f->db->st);

@@ -33,8 +33,9 @@ typedef struct gq_simulate_options {
     uint64_t seed;               /* the generator's and the simulator's; 0: 1 */
     const char *namespace;       /* replaces the profile's; NULL: keep */
     const char *queue;           /* replaces the profile's LocalQueue; NULL: keep */
-    int64_t start_ms;            /* virtual time of the first arrival on an empty database;
-                                    0: 2026-01-05T08:00:00Z (a Monday morning) */
+    int64_t start_ms;            /* virtual time the arrivals count from on an empty database;
+                                    0: a trace's week from Monday 2026-01-05T00:00:00Z, a
+                                    profile's day from 08:00 that morning */
     bool durable;                /* fsync every step (as gq_run does); false: only at the
                                     end, which is what makes a week take seconds */
     volatile sig_atomic_t *stop; /* the caller's signal handler sets it; may be NULL */
