@@ -32,7 +32,7 @@ static void on_signal(int sig)
 
 struct progress {
     bool tty;
-    size_t finished, jobs;
+    size_t finished;
     int64_t last_ms;
 };
 
@@ -48,7 +48,7 @@ static int on_event(const gq_run_event *e, void *payload)
         return 0;
     p->last_ms = e->elapsed_ms;
     gq_duration_format(at, sizeof(at), e->elapsed_ms - e->elapsed_ms % 60000);
-    fprintf(stderr, "\rsimulating: +%-8s %zu of %zu jobs finished ", at, p->finished, p->jobs);
+    fprintf(stderr, "\rsimulating: +%-8s %zu jobs finished ", at, p->finished);
     return 0;
 }
 
@@ -123,7 +123,7 @@ struct sim_args {
 /* One run on one target: the simulation, then (when report is set) its report. */
 static int run_one(const struct sim_args *a, const char *path, char **report, gq_error *err)
 {
-    struct progress p = {term_is_tty(2) && !a->quiet, 0, 0, 0};
+    struct progress p = {term_is_tty(2) && !a->quiet, 0, 0};
     gq_simulate_stats st;
     gq_db *db;
     int rc;
