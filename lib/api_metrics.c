@@ -28,6 +28,7 @@
 #include "api.h"
 #include "error.h"
 #include "gpuqueue/metrics.h"
+#include "stats.h"
 #include "store.h"
 #include "util.h"
 
@@ -321,18 +322,14 @@ static int emit_families(
 
 /* ----------------------------------------------------------- histograms */
 
-/* Kueue's generateExponentialBuckets(14): 1, then 2.5 doubling, in ms. */
-static const int64_t wait_buckets_ms[] = {1000,    2500,    5000,    10000,   20000,
-                                          40000,   80000,   160000,  320000,  640000,
-                                          1280000, 2560000, 5120000, 10240000};
-#define NBUCKETS (sizeof(wait_buckets_ms) / sizeof(wait_buckets_ms[0]))
+/* The buckets are Kueue's, the same list gq_report draws (stats.h). */
 
 /* One histogram family: the samples of the queues summed so far, and the queue in hand. */
 struct hist {
     const char *name;
     const char *help;
     struct gq__str out;           /* samples of the finished queues, appended after the header */
-    int64_t bucket[NBUCKETS]; /* the queue in hand: observations in each bucket alone */
+    int64_t bucket[GQ__WAIT_NBUCKETS]; /* the queue in hand: observations in each bucket alone */
     int64_t count;
     int64_t sum_ms;
 };
@@ -348,9 +345,9 @@ static void hist_flush(struct hist *h, const char *cq)
     if (!h->count)
         return;
     snprintf(series, sizeof(series), "%s_bucket", h->name);
-    for (i = 0; i < NBUCKETS; i++) {
+    for (i = 0; i < GQ__WAIT_NBUCKETS; i++) {
         cum += h->bucket[i];
-        snprintf(le, sizeof(le), "le=\"%g\"", (double)wait_buckets_ms[i] / 1000.0);
+        snprintf(le, sizeof(le), "le=\"%g\"", (double)gq__wait_buckets_ms[i] / 1000.0);
         sample_start(&h->out, series, label, value, 1, le);
         gq__str_printf(&h->out, " %lld\n", (long long)cum);
     }
@@ -373,9 +370,9 @@ static void hist_observe(struct hist *h, int64_t ms)
 
     if (ms < 0)
         ms = 0; /* a clock set back; a wait is never negative */
-    for (i = 0; i < NBUCKETS && ms > wait_buckets_ms[i]; i++)
+    for (i = 0; i < GQ__WAIT_NBUCKETS && ms > gq__wait_buckets_ms[i]; i++)
         ;
-    if (i < NBUCKETS)
+    if (i < GQ__WAIT_NBUCKETS)
         h->bucket[i]++;
     h->count++;
     h->sum_ms += ms;
