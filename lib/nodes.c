@@ -363,20 +363,52 @@ static void soonest(int64_t *best, int64_t t, int64_t now)
 int64_t gq__books_next(const struct gq_books *b, int64_t now)
 {
     int64_t best = 0;
-    size_t i;
+    size_t i, p;
 
-    for (i = 0; i < b->nnodes; i++) {
-        const struct gq_node *n = &b->nodes[i];
-        const struct gq_sim_pool *sp = &b->pools[n->pool];
+    for (p = 0; p < b->npools; p++) {
+        const struct gq_sim_pool *sp = &b->pools[p];
+        bool above_min = live_nodes(b, (int)p) > sp->min_nodes;
 
-        if (!live(n))
-            continue;
-        soonest(&best, n->up_ms, now);
-        if (sp->autoscaling && n->used == 0 && n->idle_since &&
-            live_nodes(b, n->pool) > sp->min_nodes)
-            soonest(&best, n->idle_since + sp->scale_down_ms, now);
+        for (i = 0; i < b->nnodes; i++) {
+            const struct gq_node *n = &b->nodes[i];
+
+            if (n->pool != (int)p || !live(n))
+                continue;
+            soonest(&best, n->up_ms, now);
+            if (sp->autoscaling && n->used == 0 && n->idle_since && above_min)
+                soonest(&best, n->idle_since + sp->scale_down_ms, now);
+        }
     }
     return best;
+}
+
+/* Removed nodes that were written are history: gone from memory, pods renumbered. */
+static void compact_nodes(struct gq_books *b)
+{
+    size_t i, j = 0;
+    int *to = malloc((b->nnodes + 1) * sizeof(*to));
+
+    if (!to)
+        return; /* keep them: correct, only slower */
+    for (i = 0; i < b->nnodes; i++)
+        to[i] = 0;
+    for (i = 0; i < b->npods; i++) /* a pod still held (unwritten) keeps its node */
+        if (b->pods[i].node >= 0)
+            to[b->pods[i].node] = 1;
+    for (i = 0; i < b->nnodes; i++) {
+        bool keep = to[i] || !b->nodes[i].down_ms || b->nodes[i].dirty;
+
+        to[i] = -1;
+        if (!keep)
+            continue;
+        to[i] = (int)j;
+        b->nodes[j++] = b->nodes[i];
+    }
+    for (i = 0; i < b->npods; i++)
+        if (b->pods[i].node >= 0)
+            b->pods[i].node = to[b->pods[i].node];
+    b->nnodes = j;
+    free(to);
 }
 
 void gq__books_compact(struct gq_books *b)
@@ -394,4 +426,5 @@ void gq__books_compact(struct gq_books *b)
         b->pods[j++] = *p;
     }
     b->npods = j;
+    compact_nodes(b);
 }

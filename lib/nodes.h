@@ -101,7 +101,7 @@ size_t gq__books_advance(struct gq_books *b, int64_t now);
 /* The next moment after now the books change by themselves (a node up, a scale-down); 0. */
 int64_t gq__books_next(const struct gq_books *b, int64_t now);
 
-/* Drop ended pods that were written (their rows are final). */
+/* Drop ended pods and removed nodes that were written (their rows are final). */
 void gq__books_compact(struct gq_books *b);
 
 #endif
