@@ -568,10 +568,9 @@ static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 
         if (!gq__books_running(&r->books, w->id))
             continue;
-        if ((rc = gq__store_start(st, w->id, r->now, err)) == GQ_OK &&
-            (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Started",
-                                  "Job unsuspended: pods running", "admitted", "running",
-                                  r->now, err)) == GQ_OK &&
+        struct gq_started s = {w->id, w->ns, w->name, w->uid, "Job unsuspended: pods running"};
+
+        if ((rc = gq__store_start(st, &s, r->now, err)) == GQ_OK &&
             (rc = event(r, "Workload", w->ns, w->name, w->job, "started", NULL)) == GQ_OK)
             r->stats->started++;
     }

@@ -277,18 +277,24 @@ static int on_event(const gq_run_event *e, void *payload)
 
 /* -------------------------------------------------------------- the run */
 
+struct fresh {
+    int64_t start;  /* in: where a fresh database's clock starts; out: where it stands */
+    bool fresh;     /* out: nothing was there, the clock was set */
+};
+
+/* On a fresh database the clock starts at the simulation's start; else it is kept. */
 static int fresh_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    int64_t *start = payload;
+    struct fresh *f = payload;
     struct gq_clock c;
 
-    if (!gq__store_sim_fresh(st)) {
-        *start = gq__store_now(st);
+    if (!(f->fresh = gq__store_sim_fresh(st))) {
+        f->start = gq__store_now(st);
         return GQ_OK;
     }
     memset(&c, 0, sizeof(c));
     c.wall_ms = gq__now_ms();
-    c.virtual_ms = *start;
+    c.virtual_ms = f->start;
     c.speed = 0; /* stands still until the run moves it: the same seed, the same times */
     return gq__store_clock_set(st, &c, err);
 }
@@ -315,15 +321,15 @@ static int simulate(struct feeder *f, const gq_simulate_options *o, gq_simulate_
 {
     struct gq__run_feed rf = {feed, next_arrival, f};
     gq_run_options ro = GQ_RUN_OPTIONS_INIT;
-    bool fresh;
+    struct fresh fr = {o->start_ms ? o->start_ms : o->trace ? WEEK_START_MS : DAY_START_MS,
+                       false};
     int rc;
 
-    f->start = o->start_ms ? o->start_ms : o->trace ? WEEK_START_MS : DAY_START_MS;
-    if ((rc = load_arrivals(f, o, err)) != GQ_OK)
+    if ((rc = load_arrivals(f, o, err)) != GQ_OK ||
+        (rc = gq__store_write(f->db->st, fresh_txn, &fr, err)) != GQ_OK)
         return rc;
-    fresh = gq__store_sim_fresh(f->db->st);
-    if ((rc = gq__store_write(f->db->st, fresh_txn, &f->start, err)) != GQ_OK ||
-        (rc = apply_manifests(f, o, fresh, err)) != GQ_OK || (rc = check_queues(f, err)) != GQ_OK)
+    f->start = fr.start;
+    if ((rc = apply_manifests(f, o, fr.fresh, err)) != GQ_OK || (rc = check_queues(f, err)) != GQ_OK)
         return rc;
     stats->jobs = f->jobs.n;
     stats->stages = (size_t)f->jobs.nstages;

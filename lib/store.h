@@ -181,8 +181,18 @@ int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error 
 /* Now on the database's clock, in ms since the epoch. */
 int64_t gq__store_now(struct gq_store *st);
 
-/* The simulated cluster's kubelet: an admitted workload's pods started. */
-int gq__store_start(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err);
+/*
+ * An admitted workload's pods run (the simulated kubelet, gpuqd's patch, or
+ * a watch that saw the Job running): running from now, with its Started
+ * event, the one record every path writes. GQ_ECONFLICT if not admitted.
+ */
+struct gq_started {
+    int64_t id;
+    const char *ns, *name, *uid;
+    const char *message;  /* how it is known to run */
+};
+int gq__store_start(struct gq_store *st, const struct gq_started *w, int64_t now_ms,
+                    gq_error *err);
 
 /*
  * A running workload's job completed: finished, its quota released, its

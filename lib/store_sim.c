@@ -66,12 +66,17 @@ int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error 
 
 /* ------------------------------------------------------- the simulated kubelet */
 
-int gq__store_start(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+int gq__store_start(struct gq_store *st, const struct gq_started *w, int64_t now_ms,
+                    gq_error *err)
 {
     static const char sql[] = "UPDATE workloads SET state = 'running', started_at = ?2, "
                               "updated_at = ?2 WHERE id = ?1 AND state = 'admitted'";
+    int rc = gq__store_move(st, sql, w->id, now_ms, err);
 
-    return gq__store_move(st, sql, id, now_ms, err);
+    if (rc != GQ_OK)
+        return rc;
+    return gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Started",
+                           w->message, "admitted", "running", now_ms, err);
 }
 
 int gq__store_finish(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)

@@ -96,14 +96,11 @@ static int lookup(struct gq_store *st, const char *uid, struct row *r, gq_error 
 static int started(struct gq_sync *s, const struct job_view *v, const struct row *r,
                    gq_error *err)
 {
-    int64_t now = gq__store_now(s->st);
-    int rc = gq__store_start(s->st, r->id, now, err);
+    struct gq_started w = {r->id, v->ns, r->name, v->uid, "Job seen running"};
+    int rc = gq__store_start(s->st, &w, gq__store_now(s->st), err);
 
-    if (rc != GQ_OK)
-        return rc;
-    s->changes++;
-    return gq__store_event(s->st, "Workload", v->ns, r->name, v->uid, "Normal", "Started",
-                           "Job seen running", "admitted", "running", now, err);
+    s->changes += rc == GQ_OK;
+    return rc;
 }
 
 static int close_workload(struct gq_sync *s, const struct row *r, const char *ns,

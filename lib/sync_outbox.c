@@ -427,11 +427,11 @@ static int started_txn(struct gq_store *st, void *payload, gq_error *err)
 
     if (t->gone)
         return gq__store_kube_gone(st, t->id, err);
-    if ((rc = gq__store_kube_seen(st, t->id, t->rv, false, err)) != GQ_OK ||
-        (rc = gq__store_start(st, t->id, now, err)) != GQ_OK)
-        return rc == GQ_ECONFLICT ? GQ_OK : rc; /* already running: a watch got there first */
-    return gq__store_event(st, "Workload", t->ns, t->name, t->uid, "Normal", "Started",
-                           "Job unsuspended", "admitted", "running", now, err);
+    struct gq_started w = {t->id, t->ns, t->name, t->uid, "Job unsuspended"};
+
+    if ((rc = gq__store_kube_seen(st, t->id, t->rv, false, err)) == GQ_OK)
+        rc = gq__store_start(st, &w, now, err);
+    return rc == GQ_ECONFLICT ? GQ_OK : rc; /* already running: a watch got there first */
 }
 
 struct refused {
