@@ -1,7 +1,7 @@
 # Issue 2, acceptance check 4: bad input to `gpuq submit -f` gives one precise
 # line, exit status 1, and leaves the database exactly as it was. Each file
 # holds a valid job first, so a half-written input would show.
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml >/dev/null
 $ gpuq list -A -o json
 = before
 $ gpuq submit -f $DATA/bad/unknown-queue.yaml
@@ -68,10 +68,10 @@ $ gpuq list --no-headers -o wide
 ~ job-good-job-[0-9a-f]{5} +job +good-job +dws-local-queue +dws-cluster-queue +PENDING +0 +{AGE} +0 +1 +1 +0 +waiting for quota
 ~ job-other-job-[0-9a-f]{5} +job +other-job +no-such-queue +PENDING +0 +{AGE} +0 +1 +1 +waiting for quota: LocalQueue no-such-queue doesn't exist
 # -n that disagrees with the manifest's namespace is refused, as kubectl refuses it.
-$ gpuq apply -n team-a -f $COMPAT/gke-dws/job.yaml
+$ gpuq apply -n team-a -f $DATA/../../examples/gke-dws/job.yaml
 !~ error: \S*/job\.yaml: document 1( \(Job default/sample-job\))?: the namespace from the provided object "default" does not match the namespace "team-a"\. You must pass '--namespace=default' to perform this operation\.
 ? 1
-$ gpuq apply -n default -f $COMPAT/gke-dws/job.yaml
+$ gpuq apply -n default -f $DATA/../../examples/gke-dws/job.yaml
 > job.batch/sample-job created
 # Usage errors exit 2.
 $ gpuq list --status bogus

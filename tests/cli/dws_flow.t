@@ -1,22 +1,22 @@
 # Issue 2, acceptance check 3: GKE's DWS queues; the sample job waits in
 # dws-local-queue; cancel ends it without touching quota; applying the same
 # file again changes nothing.
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
 > resourceflavor/default-flavor created
 > admissioncheck/dws-prov created
 > provisioningrequestconfig/dws-config created
 > clusterqueue/dws-cluster-queue created
 > localqueue/dws-local-queue created
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
 > resourceflavor/default-flavor unchanged
 > admissioncheck/dws-prov unchanged
 > provisioningrequestconfig/dws-config unchanged
 > clusterqueue/dws-cluster-queue unchanged
 > localqueue/dws-local-queue unchanged
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 # The same job again is refused: it exists.
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 !~ error: .*job "default/sample-job" already exists \(workload job-sample-job-[0-9a-f]{5}\)
 ? 1
 $ gpuq list
@@ -46,7 +46,7 @@ $ gpuq cancel sample-job
 ! error: workload "sample-job" not found in namespace "default"
 ? 1
 # Its name is free again once cancelled.
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 # Issue 4, check 1 (its first half): quota reserved in dws-cluster-queue, the
 # dws-prov check Pending, and the ProvisioningRequest and PodTemplate Kueue
@@ -71,7 +71,7 @@ $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); print
 # provider's Provisioned=False message (GKE's ETA) is mirrored; Provisioned
 # makes the check Ready and the workload admitted. The conditions are written
 # here as a provider (the simulated cluster, or GKE) would.
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted

@@ -4,9 +4,9 @@
 # status.provisioningClassDetails[valueFromProvisioningClassDetail] (GKE's
 # ResizeRequestName, node label autoscaling.gke.io/provisioning-request);
 # an absent detail adds nothing.
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml -f $DATA/dws-podsetupdates.yaml | tail -1
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml -f $DATA/dws-podsetupdates.yaml | tail -1
 > provisioningrequestconfig/dws-config configured
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted

@@ -1,7 +1,7 @@
 # Issue 4, check 2: with GKE's dws_and_reservation.yaml, jobs fill the
 # reservation flavor without any ProvisioningRequest, and only the overflow
 # gets one (the dws-prov check has onFlavors: [dws]).
-$ gpuq apply -f $COMPAT/gke-dws/dws_and_reservation.yaml
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws_and_reservation.yaml
 > resourceflavor/reservation created
 > resourceflavor/dws created
 > clusterqueue/cluster-queue created

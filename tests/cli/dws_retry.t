@@ -7,7 +7,7 @@
 # short by moving requeue_at to the past. "show" prints the backoff the
 # eviction set (requeue_at - updated_at), not what is left of it now, which
 # would depend on how fast the machine ran the commands in between.
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
 > resourceflavor/default-flavor created
 > admissioncheck/dws-prov created
 > provisioningrequestconfig/dws-config created
@@ -16,7 +16,7 @@ $ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
 # The database's clock stands still (speed 0): a backoff ends only when
 # "wake" says so, however long the machine takes between two commands.
 $ python3 -c 'import os,sqlite3,time; c=sqlite3.connect(os.environ["GPUQ_DB"]); t=int(time.time()*1000); c.execute("INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) VALUES (1, ?, ?, 0)", (t, t)); c.commit()'
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted

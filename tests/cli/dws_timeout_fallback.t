@@ -6,7 +6,7 @@
 # same YAML still applies to a real Kueue. The provider's conditions are
 # written by tests/data/dws_provider.py; it also moves the database's clock
 # forward (table clock) and cuts backoffs short (requeue_at in the past).
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml >/dev/null
 # The clock stands still between the provider's moves (speed 0): "not yet at
 # 29 minutes" holds however long the machine takes between two commands.
 $ printf '%s\n' 'import os, sqlite3, time' 'c = sqlite3.connect(os.environ["GPUQ_DB"])' 't = int(time.time() * 1000)' 'r = c.execute("SELECT wall_ms, virtual_ms, speed FROM clock WHERE id = 1").fetchone()' 'v = t if r is None else r[1] + max(0, int((t - r[0]) * r[2]))' 'c.execute("INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) VALUES (1, ?, ?, 0)", (t, v))' 'c.commit()' > $TMP/freeze.py
@@ -22,8 +22,8 @@ $ sed 's/provisioning-timeout: soon/flavor-fallback-after: "0"/' $TMP/bad.yaml >
 #
 # (a) Timeout. sample-job waits in Kueue's own queue (no annotation), slow-job
 # in timeout-queue (30m). Both requests stay Accepted, Provisioned=False.
-$ sed 's/dws-local-queue/timeout-queue/; s/sample-job/slow-job/' $COMPAT/gke-dws/job.yaml > $TMP/slow.yaml
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ sed 's/dws-local-queue/timeout-queue/; s/sample-job/slow-job/' $DATA/../../examples/gke-dws/job.yaml > $TMP/slow.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq submit -f $TMP/slow.yaml
 ~ job-slow-job-[0-9a-f]{5}
@@ -56,8 +56,8 @@ $ gpuq cancel sample-job slow-job >/dev/null
 #
 # (b) Flavor fallback after 2 failed attempts: flaky-job (1 GPU) in fallback-cq,
 # whose flavors dws-a and dws-b have 8 GPUs each; hog-job (8 GPUs) fills dws-b.
-$ sed 's/dws-local-queue/fallback-queue/; s/sample-job/flaky-job/' $COMPAT/gke-dws/job.yaml > $TMP/flaky.yaml
-$ sed 's/dws-local-queue/fallback-queue/; s/sample-job/hog-job/; s/nvidia.com\/gpu: 1/nvidia.com\/gpu: 8/' $COMPAT/gke-dws/job.yaml > $TMP/hog.yaml
+$ sed 's/dws-local-queue/fallback-queue/; s/sample-job/flaky-job/' $DATA/../../examples/gke-dws/job.yaml > $TMP/flaky.yaml
+$ sed 's/dws-local-queue/fallback-queue/; s/sample-job/hog-job/; s/nvidia.com\/gpu: 1/nvidia.com\/gpu: 8/' $DATA/../../examples/gke-dws/job.yaml > $TMP/hog.yaml
 $ gpuq submit -f $TMP/flaky.yaml
 ~ job-flaky-job-[0-9a-f]{5}
 $ gpuq schedule

@@ -2,7 +2,7 @@
 # the ProvisioningRequests and PodTemplates gpuq creates for the dws-prov
 # check (kueue-semantics §3.3-§3.4), with GKE's printer columns ACCEPTED,
 # PROVISIONED, FAILED from the provider's conditions (§4.1-§4.2).
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
 > resourceflavor/default-flavor created
 > admissioncheck/dws-prov created
 > provisioningrequestconfig/dws-config created
@@ -10,7 +10,7 @@ $ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml
 > localqueue/dws-local-queue created
 $ gpuq get provisioningrequests
 ! No resources found in default namespace.
-$ gpuq submit -f $COMPAT/gke-dws/job.yaml
+$ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q
 > 1 cycle: 1 admitted, 0 evicted

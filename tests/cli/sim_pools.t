@@ -54,7 +54,7 @@ $ gpuq list nodepools --no-headers
 ~ a100 +8 +0 +4 +1h30m +false +\S+ +{AGE}
 ~ h100 +8 +0 +8 +10m +true +\S+ +{AGE}
 # A job's run duration: --duration sets the Job's gpuq.dev/duration annotation.
-$ gpuq apply -f $COMPAT/gke-dws/dws-queues.yaml >/dev/null
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml >/dev/null
 $ gpuq submit --queue dws-local-queue --name trainer --duration 45m
 ~ job-trainer-[0-9a-f]{5}
 $ gpuq submit --queue dws-local-queue --name bad --duration 5x
