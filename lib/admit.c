@@ -11,6 +11,7 @@
  * entry then lacks. Heads that were not admitted go back as Kueue's
  * RequeueIfNotPresent sends them.
  */
+#include "sort.h"
 #include "admit_int.h"
 
 #include <stdio.h>
@@ -516,7 +517,7 @@ static size_t *order_entries(const struct gq_snapshot *s, const struct entry *e,
         k[i] = (struct ekey){s->cqs[wl->cq].sticky == e[i].w, e[i].a.borrowing, wl->priority,
                              wl->order_ms, wl->id, i};
     }
-    qsort(k, n, sizeof(*k), ekey_cmp);
+    gq__qsort(k, n, sizeof(*k), ekey_cmp);
     for (i = 0; i < n; i++)
         idx[i] = k[i].idx;
     free(k);

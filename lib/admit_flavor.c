@@ -13,6 +13,7 @@
  * that the next flavor of the group is tried instead of the same one
  * forever. The counts come in with the snapshot (wl->failed).
  */
+#include "sort.h"
 #include "admit_int.h"
 
 #include <limits.h>
@@ -350,7 +351,7 @@ static void ps_message(struct gq_assignment *a, const char *psname, struct reaso
 
     if (!rs->n)
         return;
-    qsort(rs->v, rs->n, sizeof(rs->v[0]), cmp_str);
+    gq__qsort(rs->v, rs->n, sizeof(rs->v[0]), cmp_str);
     snprintf(a->msg + len, sizeof(a->msg) - len, "%scouldn't assign flavors to pod set %s: ",
              len ? "; " : "", psname);
     for (i = 0; i < rs->n; i++) {

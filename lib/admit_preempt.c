@@ -10,6 +10,7 @@
  * the preemptor fits, and then added back in reverse wherever the preemptor
  * still fits without them: the minimal set. Pure.
  */
+#include "sort.h"
 #include "admit_int.h"
 
 #include <stdlib.h>
@@ -181,7 +182,7 @@ static int sort_candidates(const struct gq_snapshot *s, int cq, struct cands *c)
 
         k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, wl->uid, c->v[i]};
     }
-    qsort(k, c->n, sizeof(*k), cand_cmp);
+    gq__qsort(k, c->n, sizeof(*k), cand_cmp);
     for (i = 0; i < c->n; i++)
         c->v[i] = k[i].w;
     free(k);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "api.h"
 #include "error.h"
 #include "gpuqueue/metrics.h"
@@ -647,7 +648,7 @@ static int pending_render(struct pending *p, char **out, gq_error *err)
     size_t i;
 
     /* Within one LocalQueue the ClusterQueue's order is the LocalQueue's order too. */
-    qsort(p->v, p->n, sizeof(*p->v), by_cq_position);
+    gq__qsort(p->v, p->n, sizeof(*p->v), by_cq_position);
     gq__str_puts(&b, "{\"kind\":\"PendingWorkloadsSummary\","
                 "\"apiVersion\":\"visibility.kueue.x-k8s.io/v1beta1\",\"metadata\":{},"
                 "\"items\":[");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "admit_int.h"
 #include "api.h"
 #include "engine.h"
@@ -270,7 +271,7 @@ static void timing_report(struct timing *t, gq_schedule_stats *st)
     st->total_ms = (double)(gq__mono_us() - t->start) / 1000.0;
     if (!t->n)
         return;
-    qsort(t->cycles_us, t->n, sizeof(int64_t), cmp_i64);
+    gq__qsort(t->cycles_us, t->n, sizeof(int64_t), cmp_i64);
     st->cycle_p50_ms = (double)t->cycles_us[t->n / 2] / 1000.0;
     st->cycle_p99_ms = (double)t->cycles_us[(t->n * 99) / 100] / 1000.0;
     st->cycle_max_ms = (double)t->cycles_us[t->n - 1] / 1000.0;

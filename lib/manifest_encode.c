@@ -23,6 +23,7 @@
 
 #include <json-c/printbuf.h>
 
+#include "sort.h"
 #include "error.h"
 #include "manifest.h"
 #include "manifest_fields.h"
@@ -88,7 +89,7 @@ json_object *gq__mf_encode_kvs(const struct gq_kvs *kvs)
     }
     for (i = 0; i < kvs->n; i++)
         sorted[i] = &kvs->v[i];
-    qsort(sorted, kvs->n, sizeof(*sorted), kv_cmp);
+    gq__qsort(sorted, kvs->n, sizeof(*sorted), kv_cmp);
     for (i = 0; i < kvs->n; i++) {
         if (!put_string(m, sorted[i]->key, sorted[i]->value)) {
             json_object_put(m);

@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "sort.h"
 #include "error.h"
 #include "manifest_reader.h"
 
@@ -1051,7 +1052,7 @@ static int list_dir(char ***paths, size_t *n, const char *dir, gq_error *err)
     }
     closedir(d);
     if (rc == 0 && *n > 1)
-        qsort(*paths, *n, sizeof(**paths), compare_paths);
+        gq__qsort(*paths, *n, sizeof(**paths), compare_paths);
     return rc;
 }
 

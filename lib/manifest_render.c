@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 #include <yaml.h>
 
+#include "sort.h"
 #include "api.h"
 #include "quota.h"
 #include "error.h"
@@ -658,7 +659,7 @@ static int qstats_load(struct render *r, const char *resource, struct qstats *s)
 
     if (rc == GQ_ENOMEM)
         return gq__error(r->err, GQ_ENOMEM, "out of memory");
-    qsort(s->v, s->n, sizeof(*s->v), qstat_cmp);
+    gq__qsort(s->v, s->n, sizeof(*s->v), qstat_cmp);
     return rc;
 }
 

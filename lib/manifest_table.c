@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "error.h"
 #include "manifest_fields.h"
 #include "util.h"
@@ -272,7 +273,7 @@ json_object *gq__mf_canonical_copy(json_object *v)
     end = json_object_iter_end(v);
     for (i = 0; !json_object_iter_equal(&it, &end) && i < n; json_object_iter_next(&it))
         keys[i++] = json_object_iter_peek_name(&it);
-    qsort(keys, n, sizeof(keys[0]), gq__mf_strcmp_ptr);
+    gq__qsort(keys, n, sizeof(keys[0]), gq__mf_strcmp_ptr);
     for (i = 0; i < n; i++)
         json_object_object_add(out, keys[i], gq__mf_canonical_copy(gq__mf_get(v, keys[i])));
     free(keys);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "api.h"
 #include "error.h"
 #include "report.h"
@@ -278,7 +279,7 @@ static int fill_groups_of(struct gq__report *r, int dim, struct keyed *k, int64_
         k[i].name = raw->names.v[id];
         k[i].wait = j->admitted >= 0 ? j->admitted - j->created : -1;
     }
-    qsort(k, n, sizeof(*k), cmp_keyed);
+    gq__qsort(k, n, sizeof(*k), cmp_keyed);
     for (lo = 0, i = 1; rc == GQ_OK && i <= n; i++)
         if (i == n || strcmp(k[i].name, k[lo].name) != 0) {
             rc = add_group(r, kinds[dim], k, lo, i, scratch);
@@ -350,7 +351,7 @@ static int fill_cost_by(struct gq__report *r, bool by_pool)
             acc[i].name = raw->names.v[i];
             acc[n++] = acc[i];
         }
-    qsort(acc, n, sizeof(*acc), cmp_cost);
+    gq__qsort(acc, n, sizeof(*acc), cmp_cost);
     for (i = 0; i < n && by_pool; i++) {
         r->total.nodes += acc[i].nodes;
         r->total.provisioned += acc[i].provisioned;

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "sort.h"
 #include "stats.h"
 
 const int64_t gq__wait_buckets_ms[GQ__WAIT_NBUCKETS] = {
@@ -22,7 +23,7 @@ static int cmp_i64(const void *a, const void *b)
 void gq__stats_sort(int64_t *v, size_t n)
 {
     if (n > 1)
-        qsort(v, n, sizeof(*v), cmp_i64);
+        gq__qsort(v, n, sizeof(*v), cmp_i64);
 }
 
 double gq__stats_percentile(const int64_t *sorted, size_t n, double p)

@@ -90,6 +90,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "error.h"
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
@@ -1260,7 +1261,7 @@ static int sort_jobs(struct gq_wg_jobs *jobs, gq_error *err)
     }
     for (i = 0; i < jobs->n; i++)
         o[i] = (struct order){jobs->v[i].at_ms, i};
-    qsort(o, jobs->n, sizeof(*o), order_cmp);
+    gq__qsort(o, jobs->n, sizeof(*o), order_cmp);
     for (i = 0; i < jobs->n; i++)
         v[i] = jobs->v[o[i].i];
     free(o);
