@@ -1,7 +1,8 @@
 /*
  * test_manifest_decode.c: the manifest decoder and encoder against the real
- * manifests in $GQ_SHARED/compat (every document decodes or is reported as
- * an unmodelled kind, and re-encoding is stable), spot checks of decoded
+ * manifests in tests/data/compat, a verbatim copy of the compat corpus (every
+ * document decodes or is reported as an unmodelled kind, and re-encoding is
+ * stable), spot checks of decoded
  * values, the v1beta1 and v1beta2 spellings of the same object encoding to
  * the same bytes, Kueue's defaults, and a table of rejected documents with
  * the exact message each one gets.
@@ -246,7 +247,7 @@ static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
 
 static void test_compat(void)
 {
-    char *dir = data_path("GQ_SHARED", "../shared", "compat");
+    char *dir = data_path("GQ_TEST_DATA", "tests/data", "compat");
     int ok = 0, skipped = 0, files = 0;
 
     compat_dir(dir, &ok, &skipped, &files);
@@ -281,9 +282,9 @@ static int on_any_doc(const struct gq__doc *doc, void *payload, gq_error *err)
     return GQ_OK;
 }
 
-static void read_shared(const char *rel, struct docs *d)
+static void read_compat(const char *rel, struct docs *d)
 {
-    char *path = data_path("GQ_SHARED", "../shared", rel);
+    char *path = data_path("GQ_TEST_DATA", "tests/data", rel);
     gq_error err;
 
     memset(d, 0, sizeof(*d));
@@ -341,7 +342,7 @@ static void test_dws_queues(void)
 {
     struct docs d;
 
-    read_shared("compat/gke-dws/dws-queues.yaml", &d);
+    read_compat("compat/gke-dws/dws-queues.yaml", &d);
     CHECK(d.n == 5);
     if (d.n != 5)
         goto out;
@@ -368,7 +369,7 @@ static void test_dws_queues(void)
     CHECK_STR(d.obj[4].u.lq.stop_policy, "None");
     docs_clear(&d);
     /* The example directory's copy ends with a PodMonitoring, which gpuq does not model. */
-    read_shared("compat/gke-dws/dws-example/dws-queues.yaml", &d);
+    read_compat("compat/gke-dws/dws-example/dws-queues.yaml", &d);
     CHECK(d.n == 6 && d.rc[5] == GQ_EUNSUPPORTED && d.obj[5].kind == GQ_KIND_NONE);
     if (d.n == 6)
         CHECK_STR(d.err[5].msg,
@@ -392,7 +393,7 @@ static void test_job(void)
     const struct gq_podset *ps;
     struct docs d;
 
-    read_shared("compat/gke-dws/job.yaml", &d);
+    read_compat("compat/gke-dws/job.yaml", &d);
     CHECK(d.n == 1 && d.rc[0] == GQ_OK && d.obj[0].kind == GQ_KIND_JOB);
     if (d.n != 1 || d.rc[0] != GQ_OK)
         goto out;
@@ -423,7 +424,7 @@ static void test_job_limits_only(void)
     const struct gq_workload *wl;
     struct docs d;
 
-    read_shared("compat/gke-dws/gke-batch-refarch-dws/team-a-dws-job-0.yaml", &d);
+    read_compat("compat/gke-dws/gke-batch-refarch-dws/team-a-dws-job-0.yaml", &d);
     CHECK(d.n == 1 && d.rc[0] == GQ_OK);
     if (d.n != 1 || d.rc[0] != GQ_OK)
         goto out;
@@ -457,7 +458,7 @@ static void test_job_partial_and_workload(void)
     struct docs d;
     gq_error err;
 
-    read_shared("compat/kueue/jobs/sample-job-partial-admission.yaml", &d);
+    read_compat("compat/kueue/jobs/sample-job-partial-admission.yaml", &d);
     CHECK(d.n == 1 && d.rc[0] == GQ_OK);
     if (d.n == 1 && d.rc[0] == GQ_OK) {
         CHECK(d.obj[0].u.wl.podsets[0].count == 20 && d.obj[0].u.wl.podsets[0].has_min_count &&
@@ -465,7 +466,7 @@ static void test_job_partial_and_workload(void)
         CHECK_STR(request(&d.obj[0].u.wl.podsets[0], "cpu", buf), "1");
     }
     docs_clear(&d);
-    read_shared("compat/kueue/jobs/sample-job.yaml", &d);
+    read_compat("compat/kueue/jobs/sample-job.yaml", &d);
     CHECK(d.n == 1 && d.rc[0] == GQ_OK && d.obj[0].meta.name == NULL);
     CHECK(d.n == 1 && d.obj[0].u.wl.job_name == NULL);
     CHECK_STR(d.obj[0].meta.generate_name, "sample-job-");

@@ -21,7 +21,7 @@ compared exactly. In ~ lines, {AGE} matches any kubectl-style duration
 "waiting for capacity (1s)", which count wall time; `gpuq run`'s wall time
 is matched with [0-9.]+. Sessions whose story needs time to stand still
 set the database's clock to speed 0. Variables: $GPUQ
-(the binary), $COMPAT (../shared/compat), $DATA (tests/data), $TMP (a scratch
+(the binary), $COMPAT (tests/data/compat), $DATA (tests/data), $TMP (a scratch
 directory); GPUQ_DB points at the session's database. Usage:
 run.py GPUQ_BINARY FILE.t...
 """
@@ -88,7 +88,7 @@ def run_file(gpuq, path):
     with tempfile.TemporaryDirectory(prefix="gpuq-cli-") as tmp:
         env = dict(os.environ)
         env.update({"GPUQ": gpuq, "GPUQ_DB": os.path.join(tmp, "gpuq.db"), "TMP": tmp,
-                    "COMPAT": os.path.normpath(os.path.join(HERE, "../../../shared/compat")),
+                    "COMPAT": os.path.normpath(os.path.join(HERE, "../data/compat")),
                     "DATA": os.path.normpath(os.path.join(HERE, "../data")),
                     "NO_COLOR": "1", "COLUMNS": "200"})
         env["PATH"] = os.path.dirname(gpuq) + os.pathsep + env.get("PATH", "")

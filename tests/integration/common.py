@@ -7,7 +7,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-COMPAT = os.path.normpath(os.path.join(HERE, "../../../shared/compat"))
+# Real manifests, shipped with the tests (a verbatim copy of the shared compat corpus).
+COMPAT = os.path.normpath(os.path.join(HERE, "../data/compat"))
 
 
 class Checks:

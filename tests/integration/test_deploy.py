@@ -6,7 +6,7 @@
 2. RBAC is exactly what README.md lists: any change to a rule is a change here;
 3. every CRD is structurally valid (one storage version, a type: object schema
    for every served version, a type on every field) and has Kueue's names and scope;
-4. `gpuq apply -f` still loads every GKE DWS manifest under shared/compat/gke-dws/;
+4. `gpuq apply -f` still loads every GKE DWS manifest under tests/data/compat/gke-dws/;
 5. against the fake API server (tests/kubeapi/kubeapi.py), when that module
    exists: the CRDs apply and so does gke-dws/dws-queues.yaml."""
 import collections
@@ -407,7 +407,7 @@ def check_provreq_crd(c, name, path, vers):
         strip = lambda t: [l for l in t.splitlines() if l and not l.startswith("#") and l != "---"]
         c.check(strip(open(path, encoding="utf-8").read()) ==
                 strip(open(upstream, encoding="utf-8").read()),
-                f"{name}: not a verbatim copy of shared/compat/autoscaler")
+                f"{name}: not a verbatim copy of compat/autoscaler")
 
 
 # -- 4. compat manifests still load -----------------------------------------------------------
