@@ -1096,7 +1096,6 @@ static void exec_failures(void)
         rc = rc ? rc : gq__kube_auth(&cfg, false, t0, &a, &e);
         CHECKF(rc == rows[i].rc && has(&e, rows[i].want), "row %zu: rc %d: %s", i, rc, e.msg);
         CHECKF(!has(&e, "s3cr3t"), "row %zu: the secret is in \"%s\"", i, e.msg);
-        CHECKF(mono_ms() - t0 < 5000, "row %zu: took %lld ms", i, (long long)(mono_ms() - t0));
         CHECK(cfg.cached_token == NULL && cfg.cached_cert_pem == NULL);
         if (strcmp(rows[i].mode, "hang") == 0)
             CHECKF(sleeper_gone(), "the plugin's child outlived the timeout");

@@ -522,7 +522,7 @@ static void test_alias_bomb(void)
     CHECK(read_text(bomb, &s, &err) == GQ_EINVALID);
     t = now() - t;
     /* A hang detector, not a speed target (speed is measured in tests/bench). */
-    CHECKF(t < 5.0, "%.3f s", t);
+    CHECKF(t < 120.0, "%.3f s", t);
     CHECK_STR(err.msg, "t.yaml: document 1 (line 1): YAML anchors and aliases are not allowed");
     CHECK(s.n == 0);
 }
@@ -580,7 +580,7 @@ static void test_depth(void)
         t = now();
         CHECKF(read_text(text, &s, &err) == GQ_EINVALID, "row %zu", row);
         t = now() - t;
-        CHECKF(t < 5.0, "row %zu: %.3f s", row, t); /* a hang detector only */
+        CHECKF(t < 120.0, "row %zu: %.3f s", row, t); /* a hang detector only */
         CHECKF(strstr(err.msg, ": nesting is deeper than 64 levels") != NULL, "row %zu: %s", row,
                err.msg);
         free(text);

@@ -48,14 +48,14 @@ def main():
         c.check(r.returncode == 0, f"submit: {r.stderr}")
 
         # What a list costs on this machine, now, with nobody writing: the bound on a list
-        # beside the writer scales with it, so a loaded machine is not a failure while a list
-        # held up behind the writer's transactions for seconds still is.
+        # beside the writer scales with it and is generous (a hang detector, not a speed
+        # target: a loaded machine is no failure, a list stuck behind the writer still is).
         base = []
         for _ in range(5):
             t = time.monotonic()
             gpuq(g, db, "list", "-A", "-o", "wide")
             base.append(time.monotonic() - t)
-        bound = max(3.0, 10 * statistics.median(base))
+        bound = max(60.0, 20 * statistics.median(base))
 
         with open(logpath, "w") as log:
             d = gpuqd(g, db, "--speed", "120", "--seed", "3", log=log)
