@@ -8,7 +8,9 @@
  * or watch, passes the same token bucket and goes out prepared by
  * gq__kube_prepare, so the TLS rules (verification always on unless the
  * kubeconfig says insecure-skip-tls-verify, https only, no redirects) and
- * the credential handling hold for all of them.
+ * the credential handling hold for all of them. Writes (every method but
+ * GET) also pass the caller's write gate, if one is installed: it is how a
+ * leader that may have lost its Lease keeps from sending anything.
  *
  * Secrets: the bearer token only ever sits in the header list of the
  * request that carries it, which is wiped before it is freed; it never goes
@@ -48,6 +50,9 @@ struct gq_kube {
     uint64_t rng;               /* xorshift state for jitter */
     bool allow_http;            /* the server URL is http:// (a local test server) */
     bool curl_ready;            /* curl_global_init succeeded: close must balance it */
+    gq_kube_write_gate_fn gate; /* asked before each write, or NULL */
+    void *gate_payload;         /* borrowed */
+    char agent[200];            /* the User-Agent */
     char errbuf[CURL_ERROR_SIZE]; /* curl's reason for the last failed call */
 };
 
@@ -202,6 +207,7 @@ int gq__kube_open(struct gq_kube **out, struct gq_kube_config *cfg,
     k->bucket_ms = gq__kube_now_ms();
     k->rng = (uint64_t)gq__mono_us() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)k;
     k->rng |= 1;
+    snprintf(k->agent, sizeof(k->agent), "gpuq/%s", GQ_VERSION);
     rc = check_server(k, err);
     if (rc == GQ_OK)
         rc = open_handles(k, err);
@@ -234,6 +240,26 @@ void gq__kube_close(struct gq_kube *k)
 const struct gq_kube_config *gq__kube_config(const struct gq_kube *k)
 {
     return &k->cfg;
+}
+
+void gq__kube_set_write_gate(struct gq_kube *k, gq_kube_write_gate_fn fn, void *payload)
+{
+    k->gate = fn;
+    k->gate_payload = payload;
+}
+
+void gq__kube_set_identity(struct gq_kube *k, const char *identity)
+{
+    size_t n = (size_t)snprintf(k->agent, sizeof(k->agent), "gpuq/%s (", GQ_VERSION);
+
+    /* A header line must not carry CR/LF, and the parentheses delimit the comment. */
+    for (; *identity && n < sizeof(k->agent) - 2; identity++, n++) {
+        unsigned char c = (unsigned char)*identity;
+
+        k->agent[n] = c < 0x20 || c > 0x7e || c == '(' || c == ')' || c == '\\' ? '_' : (char)c;
+    }
+    k->agent[n++] = ')';
+    k->agent[n] = '\0';
 }
 
 uint64_t gq__kube_requests(const struct gq_kube *k)
@@ -489,7 +515,7 @@ static bool set_common(struct gq_kube *k, CURL *h, int64_t timeout_ms)
     return curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, k->allow_http ? "http,https" : "https") ||
            curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) ||
            curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
-           curl_easy_setopt(h, CURLOPT_USERAGENT, "gpuq/" GQ_VERSION) ||
+           curl_easy_setopt(h, CURLOPT_USERAGENT, k->agent) ||
            curl_easy_setopt(h, CURLOPT_SHARE, k->share) ||
            curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)timeout_ms) ||
            curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)k->lim.connect_timeout_ms) ||
@@ -629,6 +655,9 @@ static int attempt(struct gq_kube *k, const char *method, const char *path,
     rc = gq__kube_credential(k, invalidate, &auth, err);
     if (rc == GQ_OK && (wait = gq__kube_reserve(k)) > 0)
         rc = sleep_ms(k, wait, err);
+    /* After the waits above: a write decided before them may no longer be ours to send. */
+    if (rc == GQ_OK && k->gate && strcmp(method, "GET") != 0)
+        rc = k->gate(method, path, k->gate_payload, err);
     if (rc == GQ_OK)
         rc = gq__kube_prepare(k, k->easy, method, path, content_type, body, &auth,
                               k->lim.timeout_ms, k->errbuf, &hdrs, err);

@@ -168,11 +168,35 @@ void gq__kube_resp_free(struct gq_kube_resp *r);
  * refreshes the credential once and repeats. Any answer is GQ_OK with
  * out->status set (the caller judges 404, 409, 410 ...). Transport failures
  * (refused, TLS verification, timeout) are GQ_EK8S with curl's reason, once
- * retries are spent; GQ_ECONFLICT never comes from here.
+ * retries are spent; GQ_ECONFLICT never comes from here. A write the gate
+ * refuses (gq__kube_set_write_gate) is the gate's code, nothing sent.
  */
 int gq__kube_call(struct gq_kube *k, const char *method, const char *path,
                   const char *content_type, const char *body, struct gq_kube_resp *out,
                   gq_error *err);
+
+/*
+ * The write gate: asked before every request that is not a GET (POST, PUT,
+ * PATCH, DELETE), each attempt, after any wait for the rate limit, so as
+ * late before the send as the client can ask. GQ_OK lets the request go;
+ * any other code (err filled) is what gq__kube_call returns at once, with
+ * nothing sent and nothing retried. A leader installs one that refuses once
+ * its Lease may have lapsed (sync_lease.c), because a write decided before
+ * a long stall (a stopped process, a slow call) must not go out after it.
+ */
+typedef int (*gq_kube_write_gate_fn)(const char *method, const char *path, void *payload,
+                                     gq_error *err);
+
+/* Install fn (NULL: every write goes, the default); payload is borrowed. */
+void gq__kube_set_write_gate(struct gq_kube *k, gq_kube_write_gate_fn fn, void *payload);
+
+/*
+ * Name the client in its User-Agent, "gpuq/<version> (<identity>)": on a
+ * real API server the replicas of gpuqd share one service account, and the
+ * audit log tells them apart only by this. Bytes outside printable ASCII,
+ * parentheses and backslashes become '_'; a long identity is cut.
+ */
+void gq__kube_set_identity(struct gq_kube *k, const char *identity);
 
 /* Requests sent so far (every attempt, retries included), for the benchmarks. */
 uint64_t gq__kube_requests(const struct gq_kube *k);

@@ -296,6 +296,47 @@ static bool stopping(const struct gq_sync *s)
     return s->o.stop && *s->o.stop;
 }
 
+/*
+ * The loop's end once leadership is gone: one line saying why. The leader
+ * flag goes down first, so that the exit does not release (write) a Lease
+ * that may be someone else's by now.
+ */
+static int lost_lease(struct gq_sync *s, gq_error *err)
+{
+    const char *holder = s->lease.holder;
+    int64_t since = gq__mono_us() / 1000 - s->lease.renewed_mono;
+
+    s->leader = false;
+    if (holder && *holder && strcmp(holder, s->identity) != 0)
+        return gq__error(err, GQ_ENOTLEADER, "lost the lease %s/%s to %s: stopping all writes",
+                         s->lease_ns, s->o.lease_name, holder);
+    return gq__error(err, GQ_ENOTLEADER,
+                     "lost the lease %s/%s: not renewed for %.1f s (renew deadline %.1f s): "
+                     "stopping all writes",
+                     s->lease_ns, s->o.lease_name, (double)since / 1000.0,
+                     (double)s->o.renew_deadline_ms / 1000.0);
+}
+
+/*
+ * Admission and the outbox, once the Lease is known to be ours still: the
+ * poll before may have waited, or the process may have been stopped, past
+ * the renew deadline. The kube client's gate checks again before each
+ * write; when it refused one, the loop ends here whatever the outbox made
+ * of that refusal.
+ */
+static int act(struct gq_sync *s, gq_error *err)
+{
+    int rc;
+
+    if (!gq__sync_lease_valid(s, gq__mono_us() / 1000))
+        return lost_lease(s, err);
+    if ((rc = schedule(s, &s->more, err)) == GQ_OK)
+        rc = gq__sync_outbox(s, err);
+    if (s->deposed)
+        return lost_lease(s, err);
+    return rc;
+}
+
 /* One turn: leadership, the informers, admission, the outbox. */
 static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
 {
@@ -305,8 +346,7 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
     if (s->o.leader_elect && (rc = gq__sync_lease(s, err)) != GQ_OK)
         return rc;
     if (was_leader && !s->leader)
-        return gq__error(err, GQ_ECONFLICT, "lost the lease %s/%s: stopping all writes",
-                         s->lease_ns, s->o.lease_name);
+        return lost_lease(s, err);
     s->callback_err.code = 0;
     if ((rc = gq__kube_poll(s->k, s->more ? 0 : s->synced ? POLL_SYNCED_MS : 50, err)) != GQ_OK) {
         if (err && s->callback_err.code)
@@ -329,9 +369,7 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
         return GQ_OK;
     s->changes = 0;
     *last_schedule = gq__mono_us() / 1000;
-    if ((rc = schedule(s, &s->more, err)) != GQ_OK)
-        return rc;
-    return gq__sync_outbox(s, err);
+    return act(s, err);
 }
 
 static int loop(struct gq_sync *s, gq_error *err)
@@ -385,6 +423,9 @@ static int sync_open(struct gq_sync *s, gq_db *db, const gq_cluster_options *o, 
     lim.timeout_ms = 10000;
     if ((rc = gq__kube_open(&s->k, &cfg, &lim, err)) != GQ_OK)
         return rc;
+    gq__kube_set_identity(s->k, s->identity);
+    if (o->leader_elect)
+        gq__kube_set_write_gate(s->k, gq__sync_lease_gate, s);
     s->leader = !o->leader_elect;
     return informers_new(s, err);
 }

@@ -11,6 +11,9 @@
  *      the cluster and does not yet, done call by call, each result recorded
  *      in its own transaction; never a transaction held across a call;
  *   4. the Lease renewed (sync_lease.c).
+ * With leader election, steps 2-3 run only while the Lease is still ours
+ * by our own clock, checked after the poll and again by the kube client's
+ * write gate before every request but a GET (gq__sync_lease_gate).
  * Informer callbacks never call the API (libcurl forbids a transfer inside
  * another's callback): they record, and step 3 acts.
  */
@@ -74,6 +77,8 @@ struct gq_sync {
     bool synced;            /* every informer has listed once (or its CRD is absent) */
     bool more;              /* the last admission batch stopped before the queues settled */
     bool leader;
+    bool lease_call;        /* a Lease request of our own is in flight: the gate lets it by */
+    bool deposed;           /* the write gate refused a write: the loop ends this turn */
     struct gq_lease lease;
     char identity[160];
     char *lease_ns;
@@ -118,6 +123,20 @@ int gq__sync_lease(struct gq_sync *s, gq_error *err);
 /* Let go of the Lease on a clean exit (so a standby takes over at once). */
 void gq__sync_lease_release(struct gq_sync *s);
 void gq__sync_lease_free(struct gq_lease *l);
+
+/*
+ * Whether we may still write at monotonic time now_ms: always without
+ * leader election; else only while leading and less than the renew
+ * deadline after the start of our last successful renewal.
+ */
+bool gq__sync_lease_valid(const struct gq_sync *s, int64_t now_ms);
+
+/*
+ * The kube client's write gate (payload: the struct gq_sync): lets through
+ * our own Lease requests and any write while gq__sync_lease_valid; refuses
+ * the rest with GQ_ENOTLEADER, and a refusal while leading sets s->deposed.
+ */
+int gq__sync_lease_gate(const char *method, const char *path, void *payload, gq_error *err);
 
 
 #endif

@@ -7,6 +7,18 @@
  * every write a PUT carrying the resourceVersion just read, so two
  * contenders race safely through 409. A leader that has not renewed within
  * the renew deadline stops writing (the loop then exits).
+ *
+ * client-go's election has no fencing, so the deadline is enforced where
+ * the writes leave: the kube client asks gq__sync_lease_gate before every
+ * request but a GET, and the gate refuses once the deadline may have
+ * passed. "May have": the deadline runs from the moment the successful
+ * renewal was started, which is no later than when the server recorded it,
+ * and so no later than when a contender saw it change and began counting
+ * leaseDurationSeconds (longer than the renew deadline) towards a takeover.
+ * A process stopped (SIGSTOP, a long GC-like stall, a slow call) past the
+ * deadline thus finds every write refused when it resumes, wherever in the
+ * loop it was. Writes that matter are conditional too (Job patches carry
+ * the resourceVersion read), for the one that left just before the stall.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,8 +122,10 @@ static int write_record(struct gq_sync *s, bool create, bool takeover, const cha
     int rc;
 
     path_of(s, path, sizeof(path), !create);
+    s->lease_call = true; /* how a leader learns it lost the Lease, so never gated */
     rc = gq__kube_call(s->k, create ? "POST" : "PUT", path, NULL,
                        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), &r, err);
+    s->lease_call = false;
     json_object_put(o);
     *ok = rc == GQ_OK && (r.status == 200 || r.status == 201);
     if (*ok)
@@ -164,7 +178,8 @@ int gq__sync_lease(struct gq_sync *s, gq_error *err)
         gq__sync_log(s, "warning", "Lease", s->lease_ns, s->o.lease_name, "renew-failed", "%s",
                      ignored.msg);
     if (ok) {
-        l->renewed_mono = mono_ms();
+        /* When the attempt began, not when it ended: the deadline must not start late. */
+        l->renewed_mono = now;
         if (!s->leader)
             gq__sync_log(s, "info", "Lease", s->lease_ns, s->o.lease_name, "acquired",
                          "%s leads", s->identity);
@@ -173,10 +188,34 @@ int gq__sync_lease(struct gq_sync *s, gq_error *err)
         s->leader = false; /* someone else holds it now */
     }
 deadline:
-    if (s->leader && mono_ms() - l->renewed_mono > s->o.renew_deadline_ms)
+    if (s->leader && !gq__sync_lease_valid(s, mono_ms()))
         s->leader = false; /* could not renew in time: stop writing */
     (void)err;
     return GQ_OK;
+}
+
+bool gq__sync_lease_valid(const struct gq_sync *s, int64_t now_ms)
+{
+    if (!s->o.leader_elect)
+        return true;
+    return s->leader && now_ms - s->lease.renewed_mono < s->o.renew_deadline_ms;
+}
+
+int gq__sync_lease_gate(const char *method, const char *path, void *payload, gq_error *err)
+{
+    struct gq_sync *s = payload;
+    int64_t now = mono_ms();
+
+    if (s->lease_call || gq__sync_lease_valid(s, now))
+        return GQ_OK;
+    if (!s->leader)
+        return gq__error(err, GQ_ENOTLEADER, "%s %s not sent: %s does not lead", method, path,
+                         s->identity);
+    s->deposed = true;
+    return gq__error(err, GQ_ENOTLEADER,
+                     "%s %s not sent: %s has not renewed its lease for %lld ms (deadline %lld ms)",
+                     method, path, s->identity, (long long)(now - s->lease.renewed_mono),
+                     (long long)s->o.renew_deadline_ms);
 }
 
 void gq__sync_lease_release(struct gq_sync *s)

@@ -42,7 +42,8 @@ extern "C" {
     XX(EK8S, -10, "kubernetes API error")                                                          \
     XX(ERANGE, -11, "value out of range")                                                          \
     XX(ESCHEMA, -12, "database schema is newer than this program")                                 \
-    XX(EUNSUPPORTED, -13, "unsupported")
+    XX(EUNSUPPORTED, -13, "unsupported")                                                          \
+    XX(ENOTLEADER, -14, "not the leader: the lease was lost or may have lapsed")
 
 enum {
     GQ_OK = 0,
