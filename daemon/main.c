@@ -39,7 +39,8 @@ static void usage(FILE *out)
           "                               [--listen ADDR]\n"
           "       gpuqd [--db PATH] [--kubeconfig FILE] [--context NAME] [--in-cluster]\n"
           "             [--leader-elect [--lease-namespace NS] [--lease-name NAME] [--identity ID]]\n"
-          "             [--config FILE] [--unadmitted suspend|report] [--listen ADDR] [--log FMT]\n"
+          "             [--config FILE] [--unadmitted suspend|report] [--refusal-timeout D]\n"
+          "             [--listen ADDR] [--log FMT]\n"
           "       gpuqd [--db PATH] --sim-provisioner [--kubeconfig FILE] [--context NAME] "
           "[--in-cluster]\n"
           "             [--config FILE] [--speed X] [--seed N] [--log FMT]\n\n"
@@ -67,6 +68,9 @@ static void usage(FILE *out)
           "  --config FILE    queue objects to apply at start and on SIGHUP\n"
           "  --unadmitted P   a labelled Job running without admission: suspend (default) or\n"
           "                   report\n"
+          "  --refusal-timeout D  writes for a workload the API server refuses (403, 422...)\n"
+          "                   are retried with backoff; after D (default 10m) it gives its\n"
+          "                   quota back\n"
           "  --version        print the version\n"
           "\n--sim-provisioner: the simulated cluster plays the autoscaler for the API server:\n"
           "every ProvisioningRequest of a class it models is answered from the database's\n"
@@ -224,6 +228,15 @@ static int cluster_flag(int argc, char **argv, int *i, gq_cluster_options *c, bo
             return -1;
         }
         c->suspend_unadmitted = strcmp(v, "suspend") == 0;
+    } else if ((v = value(argc, argv, i, "--refusal-timeout"))) {
+        gq_error err = {0, ""};
+
+        if (gq_duration_parse(v, &c->refusal_timeout_ms, &err) != GQ_OK ||
+            c->refusal_timeout_ms <= 0) {
+            fprintf(stderr, "gpuqd: error: invalid --refusal-timeout \"%s\": want a duration "
+                            "above 0 (e.g. 10m)\n", v);
+            return -1;
+        }
     } else
         return 0;
     *cluster = true;

@@ -348,12 +348,25 @@ int gq__store_kube_close(struct gq_store *st, int64_t id, const char *to, const 
 int gq__store_kube_provreq(struct gq_store *st, int64_t id, const char *kube, const char *uid,
                            gq_error *err);
 
+/* A side effect the API server refused (a 4xx other than 409 and 429). */
+struct gq_kube_refusal {
+    const char *reason;     /* ReleaseRefused, SuspendRefused, CreateRefused */
+    const char *message;    /* the call and the server's answer */
+    int64_t now_ms;
+    int tries;              /* out: refusals in a row, this one included */
+    int64_t retry_at;       /* out: when the outbox may try again (store ms) */
+};
+
 /*
- * The API server refused a side effect for workload id for good (422, a name
- * held by another owner): recorded with the Job's current resourceVersion,
- * so the outbox waits for the Job to change before trying again.
+ * Record a refusal for workload id with the Job's current resourceVersion:
+ * the outbox tries again at f->retry_at (1 s doubling to 5 min), or at once
+ * when the Job changes; the first refusal of a run stays as its start.
  */
-int gq__store_kube_error(struct gq_store *st, int64_t id, const char *message, gq_error *err);
+int gq__store_kube_refused(struct gq_store *st, int64_t id, struct gq_kube_refusal *f,
+                           gq_error *err);
+
+/* A side effect for workload id went through: its refusals are forgotten. */
+int gq__store_kube_cleared(struct gq_store *st, int64_t id, gq_error *err);
 
 /* A live request's status as the API server has it (the engine's check sync reads it). */
 int gq__store_kube_provreq_status(struct gq_store *st, const char *ns, const char *name,
@@ -379,5 +392,35 @@ typedef int (*gq__typed_row_fn)(int ncols, const char *const *texts, const int64
                                 void *payload);
 int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
                           int nparams, gq__typed_row_fn row, void *payload, gq_error *err);
+
+/*
+ * A query whose rows are checked before row() sees them, so that a damaged
+ * file gives an error instead of a NULL where none can be. shape has one
+ * letter per column: 'T' text, never NULL; 't' text or NULL; 'I' integer,
+ * never NULL; 'i' integer or NULL; '#' the row's id (an 'I' that messages
+ * quote); '.' anything. "workloads:" in front names the rows in messages;
+ * NULL checks nothing. (For typed rows, text must not arrive as an integer,
+ * which would reach row() as a NULL text.) A row that fails is GQ_EIO with
+ * gq__store_damaged's message.
+ */
+struct gq__query {
+    const char *sql;           /* static text, as for gq__store_query */
+    const char *shape;         /* e.g. "workloads:#TTt..", or NULL */
+    const char *const *params; /* bound as text, ?1.. */
+    int nparams;
+};
+int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
+                   gq_error *err);
+int gq__store_rows_typed(struct gq_store *st, const struct gq__query *q, gq__typed_row_fn row,
+                         void *payload, gq_error *err);
+
+/*
+ * The one error for a file whose contents are not what gpuq wrote (SQLite's
+ * corruption codes, a NULL or a type where the schema allows none, stored
+ * JSON that does not parse): GQ_EIO, "database PATH is damaged (DETAIL); run
+ * gpuqd --check". DETAIL names the table, row and column where known.
+ */
+int gq__store_damaged(struct gq_store *st, gq_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

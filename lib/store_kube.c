@@ -4,6 +4,8 @@
  * there. Every release of quota is one UPDATE guarded by the state the
  * workload must be in, so a Job that finishes, is deleted or leaves its
  * queue lets go of its quota exactly once however often it is observed.
+ * Writes the API server refused are recorded per workload, with the
+ * backoff before the next try (see gq__store_kube_refused).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,15 +100,56 @@ int gq__store_kube_provreq_status(struct gq_store *st, const char *ns, const cha
     return gq__store_step_done(st, stmt, err);
 }
 
-int gq__store_kube_error(struct gq_store *st, int64_t id, const char *message, gq_error *err)
+/*
+ * workloads.kube_error is the record of refusals in a row, as JSON (older
+ * databases hold a bare message, which counts as no record: tried again at
+ * once): {"reason", "message", "since" (store ms of the first), "tries",
+ * "retry_at" (store ms)}. The wait after the nth is 1 s doubled n-1 times,
+ * 5 min at most, as client-go's workqueue backs off a failing item.
+ * kube_error_rv is the Job's resourceVersion at the last refusal: a Job
+ * that changes since is tried again at once.
+ */
+#define PREV "(CASE WHEN json_valid(kube_error) THEN kube_error END)"
+#define PREV_TRIES "coalesce(json_extract(" PREV ", '$.tries'), 0)"
+
+int gq__store_kube_refused(struct gq_store *st, int64_t id, struct gq_kube_refusal *f,
+                           gq_error *err)
 {
-    static const char sql[] = "UPDATE workloads SET kube_error = ?2, kube_error_rv = "
-                              "coalesce(job_rv, '') WHERE id = ?1";
+    static const char sql[] =
+        "UPDATE workloads SET kube_error_rv = coalesce(job_rv, ''), kube_error = json_object("
+        "'reason', ?2, 'message', ?3, 'since', coalesce(json_extract(" PREV ", '$.since'), ?4), "
+        "'tries', " PREV_TRIES " + 1, "
+        "'retry_at', ?4 + min(1000 << min(" PREV_TRIES ", 9), 300000)) "
+        "WHERE id = ?1 RETURNING json_extract(kube_error, '$.tries'), "
+        "json_extract(kube_error, '$.retry_at')";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    int rc;
+
+    f->tries = 0;
+    f->retry_at = f->now_ms;
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, f->reason);
+    gq__bind_text(stmt, 3, f->message);
+    sqlite3_bind_int64(stmt, 4, f->now_ms);
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        f->tries = sqlite3_column_int(stmt, 0);
+        f->retry_at = sqlite3_column_int64(stmt, 1);
+        return gq__store_step_done(st, stmt, err); /* steps on to the end, and resets */
+    }
+    sqlite3_reset(stmt);
+    return rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "write");
+}
+
+int gq__store_kube_cleared(struct gq_store *st, int64_t id, gq_error *err)
+{
+    static const char sql[] = "UPDATE workloads SET kube_error = NULL, kube_error_rv = NULL "
+                              "WHERE id = ?1 AND kube_error IS NOT NULL";
     sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
 
     if (!stmt)
         return err ? err->code : GQ_EIO;
     sqlite3_bind_int64(stmt, 1, id);
-    gq__bind_text(stmt, 2, message);
     return gq__store_step_done(st, stmt, err);
 }

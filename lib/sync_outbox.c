@@ -21,7 +21,16 @@
  *    pristine copy), as are labelled Jobs running without admission when
  *    the policy says so;
  *  - Jobs a watch reported gone are confirmed by a GET before anything is
- *    released (a selector DELETED is not a deletion).
+ *    released (a selector DELETED is not a deletion);
+ *  - a Job that ran (status.startTime set by the Job controller) gets its
+ *    startTime cleared through the status subresource once suspended, as
+ *    Kueue's Job.Stop does: the API server lets the pod template change
+ *    only while suspend is true and startTime unset;
+ *  - a write the API server refuses (4xx but 409 and 429: RBAC, admission,
+ *    validation) is retried with a backoff per workload, 1 s doubling to
+ *    5 min, and at once when the Job changes; a workload holding quota
+ *    whose writes are refused for o.refusal_timeout_ms gives it back
+ *    (evicted, reason ReleaseRefused or the like, requeued after 5 min).
  * Each result is recorded in its own transaction after its call returns.
  */
 #include <stdio.h>
@@ -36,6 +45,9 @@
 
 #define CONFLICT_RETRIES 3
 #define MAX_ROWS 256           /* per kind of work per turn: the loop keeps polling */
+#define REFUSAL_TIMEOUT_MS 600000 /* gq_cluster_options.refusal_timeout_ms's default */
+#define REQUEUE_AFTER_MS 300000   /* a workload that gave its quota back waits this long */
+#define STATUS_LINE 300        /* an answer's summary: a log line of it fits 512 bytes */
 
 /* ------------------------------------------------------------------- rows */
 
@@ -77,7 +89,8 @@ static const char *col(const struct rows *r, size_t row, size_t c)
 
 struct query {
     const char *sql;
-    const char *param;        /* ?1, or NULL */
+    const char *const *params; /* ?1, ?2 ... */
+    int nparams;
     struct rows *rows;
 };
 
@@ -85,21 +98,97 @@ static int query_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct query *q = payload;
 
-    return gq__store_query(st, q->sql, &q->param, q->param ? 1 : 0, rows_cb, q->rows, err);
+    return gq__store_query(st, q->sql, q->params, q->nparams, rows_cb, q->rows, err);
 }
 
-static int select_rows(struct gq_sync *s, const char *sql, const char *param, struct rows *out,
-                       gq_error *err)
+static int select_rows(struct gq_sync *s, const struct query *q, struct rows *out, gq_error *err)
 {
-    struct query q = {sql, param, out};
+    struct query with = *q;
 
     memset(out, 0, sizeof(*out));
-    return gq__store_read(s->st, query_txn, &q, err);
+    with.rows = out;
+    return gq__store_read(s->st, query_txn, &with, err);
+}
+
+/* ---------------------------------------------------------------- answers */
+
+/*
+ * An answer a retry of the same call cannot mend soon: RBAC, admission,
+ * validation. 409 and 429 are not: each is handled where it occurs.
+ */
+static bool refused_status(long status)
+{
+    return status >= 400 && status < 500 && status != 409 && status != 429;
+}
+
+/*
+ * s into buf, its middle replaced by "..." when it does not fit: the head
+ * says what was refused, the tail why.
+ */
+static void cut_middle(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(s), head, tail;
+
+    if (n < size) {
+        memcpy(buf, s, n + 1);
+        return;
+    }
+    head = (size - 4) / 2;
+    tail = size - 4 - head;
+    memcpy(buf, s, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, s + n - tail, tail + 1);
+}
+
+/* A cause's verdict: "Invalid value: <the value>: field is immutable" without the value. */
+static const char *verdict(const char *m)
+{
+    const char *p = strrchr(m, ':');
+
+    if (strncmp(m, "Invalid value: ", 15) != 0 || !p || p[1] != ' ')
+        return m;
+    return p + 2;
+}
+
+/*
+ * An answer as one line for an error message: the status code and reason,
+ * each cause's field and verdict, then the server's message, its middle cut
+ * to fit. A real 422 from ValidateImmutableField prints the whole
+ * PodTemplateSpec before "field is immutable"; cut at the end (as the
+ * message alone was), the reason was lost.
+ */
+static void status_line(char *buf, size_t size, const struct gq_kube_resp *r)
+{
+    json_object *causes = gq__js_get(r->json, "details.causes");
+    const char *reason = gq__js_str(r->json, "reason");
+    size_t i, len, n = json_object_is_type(causes, json_type_array)
+                           ? json_object_array_length(causes) : 0;
+
+    len = (size_t)snprintf(buf, size, "%ld%s%s", r->status, reason ? " " : "",
+                           reason ? reason : "");
+    for (i = 0; i < n && len + 8 < size; i++) {
+        json_object *c = json_object_array_get_idx(causes, i);
+        const char *f = gq__js_str(c, "field"), *m = gq__js_str(c, "message");
+
+        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", i ? "; " : ": ",
+                                f ? f : "", f && m ? ": " : "", m ? verdict(m) : "");
+    }
+    if (len + 8 < size) {
+        len += (size_t)snprintf(buf + len, size - len, n ? " (" : ": ");
+        cut_middle(buf + len, size - len - (n ? 1 : 0), gq__kube_status_message(r));
+        if (n)
+            strcat(buf, ")");
+    }
 }
 
 
 /* --------------------------------------------------------------- requests */
 
+/*
+ * Owned by the Job as Kueue owns its objects: controller, and
+ * blockOwnerDeletion so that a foreground deletion of the Job waits for
+ * them (the reason the ClusterRole grants jobs/finalizers).
+ */
 static json_object *owner_refs(const char *job, const char *uid)
 {
     json_object *refs = json_object_new_array(), *ref = json_object_new_object();
@@ -109,6 +198,7 @@ static json_object *owner_refs(const char *job, const char *uid)
     json_object_object_add(ref, "name", json_object_new_string(job));
     json_object_object_add(ref, "uid", json_object_new_string(uid));
     json_object_object_add(ref, "controller", json_object_new_boolean(1));
+    json_object_object_add(ref, "blockOwnerDeletion", json_object_new_boolean(1));
     json_object_array_add(refs, ref);
     return refs;
 }
@@ -142,16 +232,18 @@ static bool owned_by(json_object *obj, const char *uid)
 
 /*
  * POST obj to collection; AlreadyExists is fine when the existing object is
- * the Job's (adopted: *out gets it). GQ_EEXISTS for someone else's object.
+ * the Job's (adopted: *out gets it, *adopted is true). GQ_EEXISTS for
+ * someone else's object.
  */
 static int create(struct gq_sync *s, const char *collection, json_object *obj, const char *uid,
-                  json_object **out, gq_error *err)
+                  json_object **out, bool *adopted, gq_error *err)
 {
     struct gq_kube_resp r;
-    char path[768];
+    char path[768], line[STATUS_LINE];
     int rc;
 
     *out = NULL;
+    *adopted = false;
     rc = gq__kube_call(s->k, "POST", collection, NULL,
                        json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN), &r, err);
     if (rc == GQ_OK && r.status == 409) {
@@ -160,10 +252,13 @@ static int create(struct gq_sync *s, const char *collection, json_object *obj, c
         if ((rc = gq__kube_call(s->k, "GET", path, NULL, NULL, &r, err)) == GQ_OK &&
             r.status == 200 && !owned_by(r.json, uid))
             rc = gq__error(err, GQ_EEXISTS, "%s exists and is not owned by Job uid %s", path, uid);
+        *adopted = rc == GQ_OK && r.status == 200;
     }
-    if (rc == GQ_OK && r.status != 200 && r.status != 201)
-        rc = gq__error(err, GQ_EK8S, "POST %s: %ld %s", collection, r.status,
-                       gq__kube_status_message(&r));
+    if (rc == GQ_OK && r.status != 200 && r.status != 201) {
+        status_line(line, sizeof(line), &r);
+        rc = gq__error(err, refused_status(r.status) ? GQ_EINVALID : GQ_EK8S, "POST %s: %s",
+                       collection, line);
+    }
     if (rc == GQ_OK)
         *out = json_object_get(r.json);
     gq__kube_resp_free(&r);
@@ -175,6 +270,7 @@ static int create_templates(struct gq_sync *s, const char *ns, const char *templ
 {
     json_object *pts = json_tokener_parse(templates), *got = NULL;
     char collection[320];
+    bool adopted;
     size_t i, n = json_object_is_type(pts, json_type_array) ? json_object_array_length(pts) : 0;
     int rc = pts ? GQ_OK : gq__error(err, GQ_EIO, "unreadable stored PodTemplates");
 
@@ -183,7 +279,7 @@ static int create_templates(struct gq_sync *s, const char *ns, const char *templ
         json_object *pt = json_object_array_get_idx(pts, i);
 
         own(pt, job, uid);
-        rc = create(s, collection, pt, uid, &got, err);
+        rc = create(s, collection, pt, uid, &got, &adopted, err);
         json_object_put(got);
         got = NULL;
     }
@@ -192,7 +288,7 @@ static int create_templates(struct gq_sync *s, const char *ns, const char *templ
 }
 
 struct created {
-    int64_t id;
+    int64_t id, wid;          /* the request, its workload */
     const char *ns, *name, *uid, *status;
 };
 
@@ -204,19 +300,30 @@ static int created_txn(struct gq_store *st, void *payload, gq_error *err)
 
     if (rc == GQ_OK && c->status)
         rc = gq__store_kube_provreq_status(st, c->ns, c->name, c->uid, c->status, err);
+    if (rc == GQ_OK)
+        rc = gq__store_kube_cleared(st, c->wid, err);
     return rc;
 }
 
-static int refuse(struct gq_sync *s, int64_t id, const char *ns, const char *job,
+/* The workload a side effect is for. */
+struct target {
+    int64_t id;
+    const char *ns, *name, *job, *uid;
+};
+
+static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
                   const char *message, gq_error *err);
 
-/* Columns: id, namespace, name, spec, templates, job uid, job name, workload id. */
+/* Columns: id, namespace, name, spec, templates, job uid, job name, workload id, workload name. */
 static int create_request(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
     const char *ns = col(r, i, 1), *name = col(r, i, 2), *uid = col(r, i, 5), *job = col(r, i, 6);
     json_object *pr = json_tokener_parse(col(r, i, 3)), *got = NULL;
-    struct created c = {strtoll(col(r, i, 0), NULL, 10), ns, name, NULL, NULL};
+    struct created c = {strtoll(col(r, i, 0), NULL, 10), strtoll(col(r, i, 7), NULL, 10), ns, name,
+                        NULL, NULL};
+    struct target t = {c.wid, ns, col(r, i, 8), job, uid};
     char collection[320];
+    bool adopted = false;
     int rc;
 
     if (!pr)
@@ -226,7 +333,7 @@ static int create_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
         snprintf(collection, sizeof(collection),
                  "/apis/autoscaling.x-k8s.io/v1/namespaces/%s/provisioningrequests", ns);
         own(pr, job, uid);
-        rc = create(s, collection, pr, uid, &got, err);
+        rc = create(s, collection, pr, uid, &got, &adopted, err);
     }
     if (rc == GQ_OK) {
         gq__crash_point("after-provreq");
@@ -238,9 +345,10 @@ static int create_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
         s->changes++;
     }
     if (rc == GQ_OK)
-        gq__sync_log(s, "info", "ProvisioningRequest", ns, name, "created", "for Job %s", job);
-    else if (rc == GQ_EEXISTS)
-        rc = refuse(s, strtoll(col(r, i, 7), NULL, 10), ns, job, err->msg, err);
+        gq__sync_log(s, "info", "ProvisioningRequest", ns, name, adopted ? "adopted" : "created",
+                     "for Job %s", job);
+    else if (rc == GQ_EEXISTS || rc == GQ_EINVALID)
+        rc = refuse(s, &t, "CreateRefused", err->msg, err);
     json_object_put(got);
     json_object_put(pr);
     return rc;
@@ -262,7 +370,7 @@ static int gone_txn(struct gq_store *st, void *payload, gq_error *err)
 static int delete_object(struct gq_sync *s, const char *path, const char *uid, gq_error *err)
 {
     struct gq_kube_resp r;
-    char body[256];
+    char body[256], line[STATUS_LINE];
     int rc;
 
     if (uid)
@@ -275,9 +383,10 @@ static int delete_object(struct gq_sync *s, const char *path, const char *uid, g
                                      "\"propagationPolicy\":\"Background\"}");
     rc = gq__kube_call(s->k, "DELETE", path, NULL, body, &r, err);
     /* 404: already gone; 409: the name now holds another object, not ours to delete */
-    if (rc == GQ_OK && r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409)
-        rc = gq__error(err, GQ_EK8S, "DELETE %s: %ld %s", path, r.status,
-                       gq__kube_status_message(&r));
+    if (rc == GQ_OK && r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409) {
+        status_line(line, sizeof(line), &r);
+        rc = gq__error(err, GQ_EK8S, "DELETE %s: %s", path, line);
+    }
     gq__kube_resp_free(&r);
     return rc;
 }
@@ -413,6 +522,15 @@ static json_object *release_patch(json_object *wl, const char *rv, json_object *
     return p;
 }
 
+/* The row's workload. Columns: id, namespace, name, job name, uid. */
+static struct target target_of(const struct rows *r, size_t i)
+{
+    struct target t = {strtoll(col(r, i, 0), NULL, 10), col(r, i, 1), col(r, i, 2), col(r, i, 3),
+                       col(r, i, 4)};
+
+    return t;
+}
+
 struct started {
     int64_t id;
     const char *ns, *name, *uid, *rv;
@@ -429,38 +547,115 @@ static int started_txn(struct gq_store *st, void *payload, gq_error *err)
         return gq__store_kube_gone(st, t->id, err);
     struct gq_started w = {t->id, t->ns, t->name, t->uid, "Job unsuspended"};
 
-    if ((rc = gq__store_kube_seen(st, t->id, t->rv, false, err)) == GQ_OK)
+    if ((rc = gq__store_kube_seen(st, t->id, t->rv, false, err)) == GQ_OK &&
+        (rc = gq__store_kube_cleared(st, t->id, err)) == GQ_OK)
         rc = gq__store_start(st, &w, now, err);
     return rc == GQ_ECONFLICT ? GQ_OK : rc; /* already running: a watch got there first */
 }
 
+/* ------------------------------------------------------------- refusals */
+
 struct refused {
-    int64_t id;
-    const char *message;
+    const struct target *t;
+    struct gq_kube_refusal f;
 };
 
 static int refused_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    struct refused *f = payload;
+    struct refused *x = payload;
+    const struct target *t = x->t;
+    int rc;
 
-    return gq__store_kube_error(st, f->id, f->message, err);
+    x->f.now_ms = gq__store_now(st);
+    rc = gq__store_kube_refused(st, t->id, &x->f, err);
+    /* One event for a run of refusals, not one per try. */
+    if (rc == GQ_OK && x->f.tries == 1)
+        rc = gq__store_event(st, "Workload", t->ns, t->name, t->uid, "Warning", x->f.reason,
+                             x->f.message, NULL, NULL, x->f.now_ms, err);
+    return rc;
 }
 
-static int refuse(struct gq_sync *s, int64_t id, const char *ns, const char *job,
+/*
+ * The API server refused a write for t's workload: recorded with the time
+ * of the next try (the outbox leaves the row alone until then), logged.
+ */
+static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
                   const char *message, gq_error *err)
 {
-    struct refused f = {id, message};
+    char msg[sizeof(err->msg)];
+    struct refused x = {t, {reason, msg, 0, 0, 0}};
+    int rc;
 
-    gq__sync_log(s, "error", "Job", ns, job, "refused", "%s", message);
-    return gq__store_write(s->st, refused_txn, &f, err);
+    snprintf(msg, sizeof(msg), "%s", message); /* message may be err->msg */
+    if ((rc = gq__store_write(s->st, refused_txn, &x, err)) != GQ_OK)
+        return rc;
+    gq__sync_log(s, "error", "Job", t->ns, t->job, "refused",
+                 "%s (%d in a row, next try in %llds): %s", reason, x.f.tries,
+                 (long long)((x.f.retry_at - x.f.now_ms + 999) / 1000), msg);
+    return GQ_OK;
 }
+
+struct given_back {
+    const struct target *t;
+    const char *state, *reason, *message;
+    bool done;
+};
+
+static int give_back_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct given_back *g = payload;
+    const struct target *t = g->t;
+    int64_t now = gq__store_now(st);
+    int rc;
+
+    rc = gq__store_evict(st, t->id, g->reason, g->message, NULL, now + REQUEUE_AFTER_MS, now, err);
+    g->done = rc == GQ_OK;
+    if (rc == GQ_ECONFLICT)
+        rc = GQ_OK; /* it let go of its quota meanwhile */
+    if (g->done)
+        rc = gq__store_event(st, "Workload", t->ns, t->name, t->uid, "Warning", g->reason,
+                             g->message, g->state, "pending", now, err);
+    return rc == GQ_OK ? gq__store_kube_cleared(st, t->id, err) : rc;
+}
+
+/*
+ * A workload holding quota whose writes were refused for the refusal
+ * timeout gives it back: evicted (the condition Evicted carries the reason
+ * and the last answer), requeued after REQUEUE_AFTER_MS.
+ * Columns: id, namespace, name, job name, uid, kube_error, state.
+ */
+static int give_back(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+{
+    struct target t = target_of(r, i);
+    json_object *rec = json_tokener_parse(col(r, i, 5));
+    int64_t tries;
+    char msg[sizeof(err->msg)], took[GQ_DURATION_BUFSIZE];
+    struct given_back g = {&t, col(r, i, 6), gq__js_str(rec, "reason"), msg, false};
+    int rc;
+
+    tries = json_object_get_int64(gq__js_get(rec, "tries"));
+    gq__format_duration_ms(took, sizeof(took), s->o.refusal_timeout_ms, true);
+    snprintf(msg, sizeof(msg), "quota given back: the API server refused gpuqd's writes for "
+             "over %s (%lld tries): %s", took, (long long)tries, gq__js_str(rec, "message") ?
+             gq__js_str(rec, "message") : "");
+    if (!g.reason)
+        g.reason = "WriteRefused";
+    if ((rc = gq__store_write(s->st, give_back_txn, &g, err)) == GQ_OK && g.done) {
+        gq__sync_log(s, "warning", "Workload", t.ns, t.name, "evicted", "%s: %s", g.reason, msg);
+        s->changes++;
+    }
+    json_object_put(rec);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- release */
 
 /* GET the Job: *out the object (200), NULL when it is gone or has another UID. */
 static int get_job(struct gq_sync *s, const char *ns, const char *job, const char *uid,
                    json_object **out, gq_error *err)
 {
     struct gq_kube_resp r;
-    char path[600];
+    char path[600], line[STATUS_LINE];
     int rc;
 
     *out = NULL;
@@ -473,33 +668,53 @@ static int get_job(struct gq_sync *s, const char *ns, const char *job, const cha
         if (u && strcmp(u, uid) == 0)
             *out = json_object_get(r.json);
     } else if (r.status != 404) {
-        rc = gq__error(err, GQ_EK8S, "GET %s: %ld %s", path, r.status,
-                       gq__kube_status_message(&r));
+        status_line(line, sizeof(line), &r);
+        rc = gq__error(err, GQ_EK8S, "GET %s: %s", path, line);
     }
     gq__kube_resp_free(&r);
     return rc;
 }
 
-static int patch_job(struct gq_sync *s, const char *ns, const char *job, json_object *patch,
-                     struct gq_kube_resp *r, gq_error *err)
+static int patch_job(struct gq_sync *s, const char *ns, const char *job, const char *sub,
+                     json_object *patch, struct gq_kube_resp *r, gq_error *err)
 {
-    char path[600];
+    char path[640];
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
+    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s%s%s", ns, job,
+             sub ? "/" : "", sub ? sub : "");
     return gq__kube_call(s->k, "PATCH", path, "application/merge-patch+json",
                          json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), r, err);
+}
+
+/* build(ctx, rv, have) makes a patch against resourceVersion rv, the Job being have. */
+typedef json_object *(*patch_fn)(void *ctx, const char *rv, json_object *have);
+
+/* One guarded patch of a Job: what it is for, and how it went. */
+struct patch_req {
+    const char *ns, *job, *uid;
+    patch_fn build;
+    void *ctx;
+    long status;              /* out: the HTTP status of the last answer */
+};
+
+/* A Job patch's answer that is neither 200, 404 nor 409, as an error. */
+static int patch_failed(const struct patch_req *p, const struct gq_kube_resp *r, gq_error *err)
+{
+    char line[STATUS_LINE];
+
+    status_line(line, sizeof(line), r);
+    return gq__error(err, refused_status(r->status) ? GQ_EINVALID : GQ_EK8S,
+                     "PATCH job %s/%s: %s", p->ns, p->job, line);
 }
 
 /*
  * One conditional patch; on 409 the Job is read again and the patch redone
  * against its new resourceVersion (bounded). *job_out: the Job after the
- * patch, NULL when it is gone. build(rv, have) makes the patch.
+ * patch, NULL when it is gone. GQ_EINVALID for a refusal (p->status says
+ * which).
  */
-typedef json_object *(*patch_fn)(void *ctx, const char *rv, json_object *have);
-
-static int patch_guarded(struct gq_sync *s, const char *ns, const char *job, const char *uid,
-                         const char *rv, json_object *have, patch_fn build, void *ctx,
-                         json_object **job_out, gq_error *err)
+static int patch_guarded(struct gq_sync *s, struct patch_req *p, const char *rv,
+                         json_object *have, json_object **job_out, gq_error *err)
 {
     json_object *cur = json_object_get(have), *patch;
     struct gq_kube_resp r;
@@ -508,39 +723,88 @@ static int patch_guarded(struct gq_sync *s, const char *ns, const char *job, con
 
     *job_out = NULL;
     for (attempt = 0; rc == GQ_OK && attempt <= CONFLICT_RETRIES; attempt++) {
-        patch = build(ctx, seen, cur);
-        rc = patch_job(s, ns, job, patch, &r, err);
+        patch = p->build(p->ctx, seen, cur);
+        rc = patch_job(s, p->ns, p->job, NULL, patch, &r, err);
         json_object_put(patch);
         if (rc != GQ_OK)
             break;
-        if (r.status == 200) {
+        p->status = r.status;
+        if (r.status == 200)
             *job_out = json_object_get(r.json);
-            gq__kube_resp_free(&r);
-            break;
-        }
-        if (r.status == 404) {
-            gq__kube_resp_free(&r);
-            break; /* gone: *job_out stays NULL */
-        }
-        if (r.status != 409) {
-            rc = gq__error(err, r.status >= 500 || r.status == 429 ? GQ_EK8S : GQ_EINVALID,
-                           "PATCH job %s/%s: %ld %s", ns, job, r.status,
-                           gq__kube_status_message(&r));
-            gq__kube_resp_free(&r);
-            break;
-        }
+        else if (r.status != 404 && r.status != 409)
+            rc = patch_failed(p, &r, err);
         gq__kube_resp_free(&r);
+        if (p->status != 409)
+            break; /* done, gone (*job_out stays NULL), or failed */
         json_object_put(cur);
-        if ((rc = get_job(s, ns, job, uid, &cur, err)) != GQ_OK || !cur)
+        if ((rc = get_job(s, p->ns, p->job, p->uid, &cur, err)) != GQ_OK || !cur)
             break; /* gone, or another Job now has the name */
         free(seen);
         seen = gq__strdup(gq__js_str(cur, "metadata.resourceVersion"));
     }
     if (rc == GQ_OK && !*job_out && attempt > CONFLICT_RETRIES)
-        rc = gq__error(err, GQ_ECONFLICT, "job %s/%s kept changing: %d conflicts", ns, job,
+        rc = gq__error(err, GQ_ECONFLICT, "job %s/%s kept changing: %d conflicts", p->ns, p->job,
                        CONFLICT_RETRIES + 1);
     json_object_put(cur);
     free(seen);
+    return rc;
+}
+
+static json_object *build_suspend(void *ctx, const char *rv, json_object *have);
+
+static bool suspended(json_object *job)
+{
+    json_object *susp = gq__js_get(job, "spec.suspend");
+
+    return susp && json_object_get_boolean(susp);
+}
+
+/* The status patch that clears startTime, guarded by the Job's resourceVersion. */
+static json_object *unstart_patch(const char *rv)
+{
+    json_object *p = json_object_new_object(), *meta = json_object_new_object();
+    json_object *status = json_object_new_object();
+
+    if (rv)
+        json_object_object_add(meta, "resourceVersion", json_object_new_string(rv));
+    json_object_object_add(status, "startTime", NULL);
+    json_object_object_add(p, "metadata", meta);
+    json_object_object_add(p, "status", status);
+    return p;
+}
+
+/*
+ * Kueue's Job.Stop: a suspended Job that ran keeps status.startTime (the
+ * Job controller sets it when the Job runs and never clears it), and while
+ * it is set the API server refuses any change to the pod template (the
+ * Job validation allows one only while suspend is true and startTime nil).
+ * Cleared through the status subresource. *out: the Job after, NULL when
+ * there was nothing to do or the Job changed meanwhile (read again later).
+ */
+static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_error *err)
+{
+    struct patch_req p = {gq__js_str(job, "metadata.namespace"), gq__js_str(job, "metadata.name"),
+                          NULL, NULL, NULL, 0};
+    json_object *patch;
+    struct gq_kube_resp r;
+    int rc;
+
+    *out = NULL;
+    if (!p.ns || !p.job || !suspended(job) || !gq__js_get(job, "status.startTime"))
+        return GQ_OK;
+    patch = unstart_patch(gq__js_str(job, "metadata.resourceVersion"));
+    rc = patch_job(s, p.ns, p.job, "status", patch, &r, err);
+    json_object_put(patch);
+    if (rc != GQ_OK)
+        return rc;
+    if (r.status == 200)
+        *out = json_object_get(r.json);
+    else if (r.status != 404 && r.status != 409)
+        rc = patch_failed(&p, &r, err);
+    gq__kube_resp_free(&r);
+    if (*out)
+        gq__sync_log(s, "info", "Job", p.ns, p.job, "start-time-cleared",
+                     "so that its pod template can change when it is admitted");
     return rc;
 }
 
@@ -556,34 +820,71 @@ static json_object *build_release(void *ctx, const char *rv, json_object *have)
     return release_patch(c->wl, rv, c->undo && have ? gq__js_get(have, "spec.template") : NULL);
 }
 
+/*
+ * The release was refused 422: the Job ran (startTime set), so its pod
+ * template cannot change. Suspended already: clear startTime. Still running
+ * without admission (admitted in the turn that first saw it, before the
+ * policy's suspend): suspend it first, as the policy would have. Then patch
+ * once more. Otherwise the refusal stands, err as it was.
+ */
+static int release_ran(struct gq_sync *s, struct patch_req *p, json_object **after,
+                       gq_error *err)
+{
+    gq_error refused = *err;
+    struct patch_req stop = {p->ns, p->job, p->uid, build_suspend, NULL, 0};
+    json_object *cur = NULL, *stopped = NULL, *cleared = NULL;
+    struct release_ctx *c = p->ctx;
+    int rc;
+
+    if ((rc = get_job(s, p->ns, p->job, p->uid, &cur, err)) == GQ_OK && cur && !suspended(cur) &&
+        s->o.suspend_unadmitted && gq__js_get(cur, "status.startTime"))
+        rc = patch_guarded(s, &stop, gq__js_str(cur, "metadata.resourceVersion"), cur, &stopped,
+                           err);
+    if (rc == GQ_OK && (stopped || cur))
+        rc = unstart(s, stopped ? stopped : cur, &cleared, err);
+    if (rc == GQ_OK && cleared)
+        rc = patch_guarded(s, p, gq__js_str(cleared, "metadata.resourceVersion"),
+                           c->undo ? cleared : NULL, after, err);
+    else if (rc == GQ_OK) {
+        *err = refused;
+        rc = refused.code;
+    }
+    json_object_put(cleared);
+    json_object_put(stopped);
+    json_object_put(cur);
+    return rc;
+}
+
 /* Columns: id, namespace, name, job name, uid, job rv, evictions. */
 static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
-    const char *ns = col(r, i, 1), *job = col(r, i, 3), *uid = col(r, i, 4);
-    struct started t = {strtoll(col(r, i, 0), NULL, 10), ns, col(r, i, 2), uid, NULL, false};
-    struct release_ctx ctx = {workload_json(s, ns, col(r, i, 2), err),
+    struct target tg = target_of(r, i);
+    struct started t = {tg.id, tg.ns, tg.name, tg.uid, NULL, false};
+    struct release_ctx ctx = {workload_json(s, tg.ns, tg.name, err),
                               strcmp(col(r, i, 6), "0") != 0};
-    json_object *wl = ctx.wl, *have = NULL, *after = NULL;
-    int rc = wl ? GQ_OK : GQ_EIO;
+    struct patch_req p = {tg.ns, tg.job, tg.uid, build_release, &ctx, 0};
+    json_object *have = NULL, *after = NULL;
+    int rc = ctx.wl ? GQ_OK : GQ_EIO;
 
     /* Admitted before: the Job's template still carries that release; read it to undo it. */
     if (rc == GQ_OK && ctx.undo)
-        rc = get_job(s, ns, job, uid, &have, err);
+        rc = get_job(s, tg.ns, tg.job, tg.uid, &have, err);
     if (rc == GQ_OK)
-        rc = patch_guarded(s, ns, job, uid, col(r, i, 5) ? col(r, i, 5) : "", have,
-                           build_release, &ctx, &after, err);
+        rc = patch_guarded(s, &p, col(r, i, 5) ? col(r, i, 5) : "", have, &after, err);
+    if (rc == GQ_EINVALID && p.status == 422)
+        rc = release_ran(s, &p, &after, err);
     if (rc == GQ_OK) {
         gq__crash_point("after-unsuspend");
         t.gone = !after;
         t.rv = gq__js_str(after, "metadata.resourceVersion");
         if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
-            gq__sync_log(s, "info", "Job", ns, job, "unsuspended", "admitted");
+            gq__sync_log(s, "info", "Job", tg.ns, tg.job, "unsuspended", "admitted");
     } else if (rc == GQ_EINVALID) {
-        rc = refuse(s, t.id, ns, job, err->msg, err);
+        rc = refuse(s, &tg, "ReleaseRefused", err->msg, err);
     }
     json_object_put(after);
     json_object_put(have);
-    json_object_put(wl);
+    json_object_put(ctx.wl);
     return rc;
 }
 
@@ -614,31 +915,38 @@ struct suspended {
 static int suspended_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct suspended *t = payload;
+    int rc;
 
     if (t->gone)
         return gq__store_kube_gone(st, t->id, err);
-    return gq__store_kube_seen(st, t->id, t->rv, true, err);
+    if ((rc = gq__store_kube_seen(st, t->id, t->rv, true, err)) == GQ_OK)
+        rc = gq__store_kube_cleared(st, t->id, err);
+    return rc;
 }
 
 /* Columns: id, namespace, name, job name, uid, job rv, evictions. */
 static int suspend(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
-    const char *ns = col(r, i, 1), *job = col(r, i, 3), *uid = col(r, i, 4);
-    struct suspended t = {strtoll(col(r, i, 0), NULL, 10), NULL, false};
-    json_object *after = NULL;
+    struct target tg = target_of(r, i);
+    struct suspended t = {tg.id, NULL, false};
+    struct patch_req p = {tg.ns, tg.job, tg.uid, build_suspend, NULL, 0};
+    json_object *after = NULL, *cleared = NULL;
     int rc;
 
-    rc = patch_guarded(s, ns, job, uid, col(r, i, 5) ? col(r, i, 5) : "", NULL, build_suspend,
-                       NULL, &after, err);
+    rc = patch_guarded(s, &p, col(r, i, 5) ? col(r, i, 5) : "", NULL, &after, err);
     if (rc == GQ_EINVALID)
-        return refuse(s, t.id, ns, job, err->msg, err);
+        return refuse(s, &tg, "SuspendRefused", err->msg, err);
     if (rc != GQ_OK)
         return rc;
+    /* Suspended either way; should the clearing fail, the release tries it again. */
+    if (after && unstart(s, after, &cleared, err) != GQ_OK)
+        gq__sync_log(s, "warning", "Job", tg.ns, tg.job, "start-time-kept", "%s", err->msg);
     t.gone = !after;
-    t.rv = gq__js_str(after, "metadata.resourceVersion");
+    t.rv = gq__js_str(cleared ? cleared : after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
-        gq__sync_log(s, "info", "Job", ns, job, "suspended",
+        gq__sync_log(s, "info", "Job", tg.ns, tg.job, "suspended",
                      strcmp(col(r, i, 6), "0") ? "evicted" : "it ran without admission");
+    json_object_put(cleared);
     json_object_put(after);
     return rc;
 }
@@ -683,7 +991,41 @@ static int confirm_gone(struct gq_sync *s, const struct rows *r, size_t i, gq_er
 
 typedef int (*work_fn)(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err);
 
-#define NOT_REFUSED "(w.kube_error_rv IS NULL OR w.kube_error_rv IS NOT w.job_rv)"
+/*
+ * Not refused, or due again (?1 is now, store ms): the backoff is over, or
+ * the Job changed since. A bare-text record (before backoffs) is due.
+ */
+#define DUE                                                                                        \
+    "(w.kube_error IS NULL OR w.kube_error_rv IS NOT w.job_rv OR CASE WHEN "                       \
+    "json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.retry_at') <= "                   \
+    "CAST(?1 AS INTEGER) ELSE 1 END)"
+
+/* Quota held while writes were refused since before ?1 (store ms). */
+static const char sql_give_back[] =
+    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.kube_error, w.state "
+    "FROM workloads w WHERE w.state IN ('reserved', 'admitted') AND w.kube_error IS NOT NULL "
+    "AND CASE WHEN json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.since') <= "
+    "CAST(?1 AS INTEGER) ELSE 0 END ORDER BY w.id";
+static const char sql_gone[] =
+    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid FROM workloads w "
+    "WHERE w.job_gone = 1 ORDER BY w.id";
+static const char sql_create[] =
+    "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name "
+    "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+    "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
+    "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
+static const char sql_delete[] =
+    "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates FROM provisioning_requests p "
+    "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
+static const char sql_release[] =
+    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
+    "FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE " ORDER BY w.id";
+/* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
+static const char sql_suspend[] =
+    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
+    "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
+    "AND w.job_suspended = 0 AND w.job_gone = 0 AND " DUE
+    " AND (w.evictions > 0 OR CAST(?2 AS INTEGER) = 1) ORDER BY w.id";
 
 /*
  * Do fn for every row. A call the API server failed (GQ_EK8S: unreachable,
@@ -691,14 +1033,15 @@ typedef int (*work_fn)(struct gq_sync *s, const struct rows *r, size_t i, gq_err
  * the turn; the next turn tries again, paced by the loop and the client's
  * rate limit. Database failures stop the loop.
  */
-static int each(struct gq_sync *s, const char *sql, const char *param, work_fn fn,
-                gq_error *err)
+static int each(struct gq_sync *s, const char *sql, const char *const *params, int nparams,
+                work_fn fn, gq_error *err)
 {
+    struct query q = {sql, params, nparams, NULL};
     struct rows r;
     size_t i;
     int rc;
 
-    if ((rc = select_rows(s, sql, param, &r, err)) != GQ_OK)
+    if ((rc = select_rows(s, &q, &r, err)) != GQ_OK)
         return rc;
     for (i = 0; rc == GQ_OK && i < r.n && !(s->o.stop && *s->o.stop); i++)
         rc = fn(s, &r, i, err);
@@ -712,33 +1055,20 @@ static int each(struct gq_sync *s, const char *sql, const char *param, work_fn f
 
 int gq__sync_outbox(struct gq_sync *s, gq_error *err)
 {
-    static const char gone[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid FROM workloads w "
-        "WHERE w.job_gone = 1 ORDER BY w.id";
-    static const char to_create[] =
-        "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id "
-        "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
-        "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
-        "AND w.job_gone = 0 AND " NOT_REFUSED " ORDER BY p.id";
-    static const char to_delete[] =
-        "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates FROM provisioning_requests p "
-        "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
-    static const char to_release[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-        "FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " NOT_REFUSED
-        " ORDER BY w.id";
-    /* Evicted Jobs, and with ?1 = 1 (the policy) Jobs that started without admission. */
-    static const char to_suspend[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-        "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
-        "AND w.job_suspended = 0 AND w.job_gone = 0 AND " NOT_REFUSED
-        " AND (w.evictions > 0 OR CAST(?1 AS INTEGER) = 1) ORDER BY w.id";
+    int64_t now = gq__store_now(s->st);
+    char at[24], since[24];
+    const char *due[] = {at, s->o.suspend_unadmitted ? "1" : "0"}, *back[] = {since};
     int rc;
 
-    if ((rc = each(s, gone, NULL, confirm_gone, err)) != GQ_OK ||
-        (rc = each(s, to_delete, NULL, delete_request, err)) != GQ_OK ||
-        (rc = each(s, to_create, NULL, create_request, err)) != GQ_OK ||
-        (rc = each(s, to_release, NULL, release, err)) != GQ_OK)
+    if (s->o.refusal_timeout_ms <= 0)
+        s->o.refusal_timeout_ms = REFUSAL_TIMEOUT_MS;
+    snprintf(at, sizeof(at), "%lld", (long long)now);
+    snprintf(since, sizeof(since), "%lld", (long long)(now - s->o.refusal_timeout_ms));
+    if ((rc = each(s, sql_give_back, back, 1, give_back, err)) != GQ_OK ||
+        (rc = each(s, sql_gone, NULL, 0, confirm_gone, err)) != GQ_OK ||
+        (rc = each(s, sql_delete, NULL, 0, delete_request, err)) != GQ_OK ||
+        (rc = each(s, sql_create, due, 1, create_request, err)) != GQ_OK ||
+        (rc = each(s, sql_release, due, 1, release, err)) != GQ_OK)
         return rc;
-    return each(s, to_suspend, s->o.suspend_unadmitted ? "1" : "0", suspend, err);
+    return each(s, sql_suspend, due, 2, suspend, err);
 }

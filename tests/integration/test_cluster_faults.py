@@ -276,10 +276,14 @@ def case_label_removed(e):
 
 
 def case_unsuspended_job(e):
-    """A23: a labelled Job created running: reported, suspended, then admitted once."""
+    """A23: a labelled Job created running: reported, suspended, then admitted once. The Job
+    controller set its status.startTime, so the release needs it cleared first (the template
+    may change only while suspend is true and startTime unset)."""
     db = e.db()
     g = Daemon(e.gpuq, e.api, db)
     cluster.create_job(e.api, "rogue", queue="small-q", suspend="false")
+    e.api.set_status("jobs", "default", "rogue", {"active": 1, "startTime": time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     wait_for("suspended", lambda: cluster.job(e.api, "rogue")["spec"]["suspend"] is True)
     e.c.check(wait_for("the report", lambda: "without admission" in g.logtext()),
               "A23: reported")

@@ -225,6 +225,7 @@ RBAC = {
     ("ClusterRole", "gpuqd"): {
         rule(["batch"], ["jobs"], ["get", "list", "watch", "patch"]),
         rule(["batch"], ["jobs/finalizers"], ["update"]),
+        rule(["batch"], ["jobs/status"], ["patch"]),
         rule([""], ["podtemplates"], READ + ["create", "delete"]),
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests"], READ + ["create", "delete"]),
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests/status"], ["get"]),

@@ -1053,8 +1053,41 @@ def job_errs(obj, old):
                          ("spec", "tolerations"), ("spec", "affinity"), ("spec", "schedulingGates")):
                 (t.get(p) or {}).pop(f, None) if isinstance(t, dict) else None
     if canon(a) != canon(b):
-        errs.append(f_bad("spec.template", "core.PodTemplateSpec", "field is immutable"))
+        errs.append(("FieldValueInvalid", "spec.template",
+                     f"Invalid value: {go_template(spec.get('template'))}: field is immutable"))
+    # 1.30+ (RejectStartTimeUpdateForUnsuspendedJob): startTime is the Job controller's while the Job
+    # runs; a queue controller clears it (Kueue's Job.Stop) only once the Job is suspended.
+    ost, nst = get_path(old, "status.startTime"), get_path(obj, "status.startTime")
+    if ost and nst != ost and not spec.get("suspend"):
+        errs.append(f_req("status.startTime", "startTime cannot be removed for unsuspended job"))
     return errs
+
+
+def go_value(v):
+    """v as Go's %#v prints an internal API struct, roughly: keys capitalised, zero values kept."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k[:1].upper()}{k[1:]}:{go_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[]{" + ", ".join(go_value(x) for x in v) + "}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "nil" if v is None else json.dumps(v)
+
+
+def go_template(t):
+    """The value a real API server prints in its "spec.template: Invalid value: ..." (apimachinery's
+    field.Error with a core.PodTemplateSpec, %#v): the whole template, thousands of characters, before
+    the reason; a client that cuts the message at the end loses the reason."""
+    t = t if isinstance(t, dict) else {}
+    m = t.get("metadata") or {}
+    labels = ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted((m.get("labels") or {}).items()))
+    meta = ('v1.ObjectMeta{Name:"", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", '
+            'Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), '
+            'DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), '
+            f'Labels:map[string]string{{{labels}}}, Annotations:map[string]string(nil), '
+            'OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), '
+            'ManagedFields:[]v1.ManagedFieldsEntry(nil)}')
+    return f"core.PodTemplateSpec{{ObjectMeta:{meta}, Spec:core.PodSpec{go_value(t.get('spec') or {})}}}"
 
 
 def lease_errs(obj, old):
@@ -1734,6 +1767,10 @@ class Faults:
 
 
 class RequestLog:
+    """Every request in arrival order; time is the server's wall clock when the request (its body
+    read) reached the handler, before any fault's delay, so a test can compare it with other
+    entries' times (a Lease renewal's, say) whatever the client's clock says."""
+
     def __init__(self):
         self.entries, self.lock, self.seq = [], threading.Lock(), 0
 
@@ -2022,7 +2059,10 @@ class ApiHandler(BaseHTTPRequestHandler):
         with app.store.cond:
             r = app.route(self.command, url.path, q)
         kind = r["kind"]
-        self.entry = app.log.add(user=user, method=self.command, path=url.path, query=url.query, verb=r["verb"],
+        # agent: the client's User-Agent, which gpuqd makes "gpuq/<version> (<lease identity>)", so a
+        # test tells two replicas apart even when they share one token, as on a real cluster.
+        self.entry = app.log.add(user=user, agent=self.headers.get("User-Agent"), method=self.command,
+                                 path=url.path, query=url.query, verb=r["verb"],
                                  resource=kind.plural if kind else "", namespace=r["ns"], name=r["name"],
                                  subresource=r["sub"], content_type=self.headers.get("Content-Type"), fault=None,
                                  body=body[:65536].decode("utf-8", "replace") if body else None)
