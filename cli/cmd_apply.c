@@ -16,12 +16,14 @@ static const char *const result_words[] = {"created", "configured", "unchanged",
 struct report {
     bool dry_run;
     bool name_only; /* -o name */
+    size_t items;   /* objects seen, skipped ones included */
 };
 
 static void print_item(const gq_apply_item *item, void *payload)
 {
-    const struct report *r = payload;
+    struct report *r = payload;
 
+    r->items++;
     if (item->result == GQ_APPLY_SKIPPED) {
         fprintf(stderr, "skipped: %s\n", item->note);
         return;
@@ -42,7 +44,7 @@ static int apply_files(struct global *g, const struct strlist *files, gq_apply_m
                        bool strict, bool dry_run)
 {
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
-    struct report r = {dry_run, g->output && strcmp(g->output, "name") == 0};
+    struct report r = {dry_run, g->output && strcmp(g->output, "name") == 0, 0};
     gq_error err = {0, ""};
     gq_db *db;
     size_t i;
@@ -57,7 +59,15 @@ static int apply_files(struct global *g, const struct strlist *files, gq_apply_m
     for (i = 0; i < files->n && rc == GQ_OK; i++)
         rc = gq_apply_path(db, files->v[i], &o, print_item, &r, &err);
     gq_db_close(db);
-    return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+    if (rc != GQ_OK)
+        return cli_fail(&err);
+    /* As kubectl: inputs with no object at all (an empty file, only comments) are an error. */
+    if (r.items == 0) {
+        fprintf(stderr, "error: no objects passed to %s\n",
+                mode == GQ_MODE_DELETE ? "delete" : "apply");
+        return EXIT_FAILURE;
+    }
+    return EXIT_SUCCESS;
 }
 
 int cmd_apply(struct global *g, int argc, char **argv)

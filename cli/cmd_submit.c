@@ -5,6 +5,7 @@
  * -o json|yaml prints the workload's record instead. In cluster mode the Job
  * is created in the cluster instead (cluster.c).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ struct submitted {
     size_t n;
     bool print;  /* print names as they come, rather than keep them for records */
     bool failed; /* a name could not be kept (out of memory) */
+    size_t items; /* objects seen in -f inputs */
 };
 
 /* A submitted workload: print its name, or keep it to print its record. */
@@ -38,6 +40,7 @@ static void add_name(struct submitted *s, const char *name)
 
 static void on_item(const gq_apply_item *item, void *payload)
 {
+    ((struct submitted *)payload)->items++;
     if (item->workload)
         add_name(payload, item->workload);
 }
@@ -85,8 +88,27 @@ static int submit_flags(
     return GQ_OK;
 }
 
+/* --count before it is checked: the spec's 0 means "one pod", so a 0 typed is caught here. */
+#define COUNT_UNSET INT_MIN
+
+static int check_count(int count, gq_job_spec *spec)
+{
+    gq_error err = {GQ_EINVALID, ""};
+
+    if (count == COUNT_UNSET)
+        return EXIT_SUCCESS;
+    if (count < 1) {
+        snprintf(err.msg, sizeof(err.msg),
+                 "--count: invalid value \"%d\": must be greater than or equal to 1", count);
+        return cli_fail(&err);
+    }
+    spec->count = count;
+    return EXIT_SUCCESS;
+}
+
 int cmd_submit(struct global *g, int argc, char **argv)
 {
+    static int count = COUNT_UNSET;
     static struct strlist files;
     static gq_job_spec spec = GQ_JOB_SPEC_INIT;
     static const struct flag flags[] = {
@@ -98,7 +120,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
          "GPU resource name (default nvidia.com/gpu)"},
         {"cpu", 0, FLAG_STRING, &spec.cpu, "Q", "CPU per pod, e.g. 500m"},
         {"memory", 0, FLAG_STRING, &spec.memory, "Q", "memory per pod, e.g. 4Gi"},
-        {"count", 0, FLAG_INT, &spec.count, "K", "pods (parallelism and completions)"},
+        {"count", 0, FLAG_INT, &count, "K", "pods (parallelism and completions)"},
         {"priority-class", 0, FLAG_STRING, &spec.priority_class, "P", "WorkloadPriorityClass"},
         {"image", 0, FLAG_STRING, &spec.image, "IMAGE", "container image (default busybox)"},
         {"duration", 0, FLAG_STRING, &spec.duration, "D",
@@ -106,7 +128,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
-    struct submitted s = {NULL, 0, true, false};
+    struct submitted s = {NULL, 0, true, false, 0};
     gq_error err = {0, ""};
     size_t i;
     gq_db *db;
@@ -118,6 +140,8 @@ int cmd_submit(struct global *g, int argc, char **argv)
         cli_help(&commands[1], flags);
         return EXIT_SUCCESS;
     }
+    if ((rc = check_count(count, &spec)) != EXIT_SUCCESS)
+        return rc;
     if (files.n > 0 && (spec.queue || nargs > 0))
         return cli_usage_error("-f cannot be combined with --queue or a command");
     if (files.n == 0 && !spec.queue)
@@ -141,7 +165,11 @@ int cmd_submit(struct global *g, int argc, char **argv)
     } else {
         rc = submit_flags(db, g, &spec, &s, &err);
     }
-    if (rc == GQ_OK && s.failed) {
+    if (rc == GQ_OK && files.n > 0 && s.items == 0) {
+        /* As kubectl create: inputs with no object at all are an error. */
+        fputs("error: no objects passed to submit\n", stderr);
+        rc = GQ_EINVALID;
+    } else if (rc == GQ_OK && s.failed) {
         /* The jobs are stored; only their records cannot be printed. */
         fputs("error: out of memory printing the submitted records\n", stderr);
         rc = GQ_ENOMEM;

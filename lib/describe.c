@@ -161,14 +161,58 @@ static void tab_segment(struct gq__str *out, const char *text, size_t len)
 }
 
 /*
+ * One control character of stored text as visible text, so that an
+ * annotation or a message cannot drive the terminal: ESC as "^[" and CR as
+ * "\r", as kubectl's printers.EscapeTerminal writes them, the other C0
+ * characters and DEL in the same caret notation ("^G" for BEL), and the C1
+ * controls (U+0080..U+009F, which some terminals obey) as "\u009b". Tabs,
+ * newlines and form feeds are the layout's own marks and are left alone
+ * (the queries turn those of stored text into spaces and "\n").
+ */
+static void put_escaped(struct gq__str *out, const char *p, size_t len)
+{
+    size_t i, from = 0;
+    char e[8];
+
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i], next = i + 1 < len ? (unsigned char)p[i + 1] : 0;
+        bool c1 = c == 0xc2 && next >= 0x80 && next <= 0x9f;
+
+        if ((c >= 0x20 && c != 0x7f && !c1) || c == '\t' || c == '\n' || c == '\f')
+            continue;
+        gq__str_add(out, p + from, i - from);
+        if (c1)
+            snprintf(e, sizeof(e), "\\u%04x", (unsigned)next);
+        else if (c == '\r')
+            snprintf(e, sizeof(e), "\\r");
+        else
+            snprintf(e, sizeof(e), "^%c", c == 0x7f ? '?' : c + 0x40);
+        gq__str_puts(out, e);
+        from = i + 1 + c1;
+        i += c1;
+    }
+    gq__str_add(out, p + from, len - from);
+}
+
+/*
  * Align text the way kubectl's tabwriter does; NULL when out of memory. A
  * '\f' after a line is tabwriter's Flush(): no column block spans it, so a
- * table does not widen the fields that follow it.
+ * table does not widen the fields that follow it. Control characters are
+ * escaped first, so that the widths are those of what is printed.
  */
-static char *tabify(const struct gq__str *in)
+static char *tabify(const struct gq__str *raw)
 {
-    struct gq__str out = {NULL, 0, 0, false};
-    const char *p = in->p ? in->p : "", *end = p + in->len, *ff;
+    struct gq__str out = {NULL, 0, 0, false}, esc = {NULL, 0, 0, false};
+    const struct gq__str *in = &esc;
+    const char *p, *end, *ff;
+
+    put_escaped(&esc, raw->p ? raw->p : "", raw->len);
+    if (esc.failed) {
+        free(esc.p);
+        return NULL;
+    }
+    p = in->p ? in->p : "";
+    end = p + in->len;
 
     while (p < end) {
         ff = memchr(p, '\f', (size_t)(end - p));
@@ -176,6 +220,7 @@ static char *tabify(const struct gq__str *in)
         p = ff ? ff + 1 : end;
     }
     gq__str_add(&out, "", 0);
+    free(esc.p);
     if (out.failed) {
         free(out.p);
         return NULL;

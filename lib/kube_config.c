@@ -38,10 +38,22 @@
 
 /*
  * The service account's directory. GQ_SERVICEACCOUNT_DIR replaces it for
- * the tests only (a pod cannot be faked otherwise); it is not documented to
- * users, and in a real pod nobody sets it.
+ * the tests only (a pod cannot be faked otherwise), and only in builds with
+ * test hooks (Debug, as GQ_CRASH_AT): in a release binary an environment
+ * variable must not be able to swap the token and CA a pod trusts.
  */
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+static const char *sa_dir(void)
+{
+#ifdef GQ_TEST_HOOKS
+    const char *dir = getenv("GQ_SERVICEACCOUNT_DIR");
+
+    if (dir && *dir)
+        return dir;
+#endif
+    return SA_DIR;
+}
 
 /* ------------------------------------------------------------------ files */
 
@@ -536,6 +548,32 @@ take_entries(struct gq_kube_config *out, struct gq__kc_cluster *c, struct gq__kc
     u->exec = NULL;
 }
 
+/*
+ * http:// is allowed for a credential-less local endpoint only, such as
+ * `kubectl proxy`, which adds the credentials itself. A token (or an exec
+ * plugin, which may return one) would cross in clear text: refused, naming
+ * the server, rather than sent with a warning; client-go would send it
+ * silently, but nothing gpuq talks to needs a token over http.
+ */
+static int check_clear_text(const struct gq__kc_cluster *c, const struct gq__kc_user *u,
+                            gq_error *err)
+{
+    const char *what = NULL;
+
+    if (u && u->token)
+        what = "token";
+    else if (u && u->token_file)
+        what = "tokenFile";
+    else if (u && u->exec)
+        what = "exec plugin";
+    if (!what || strncmp(c->server, "http://", 7) != 0)
+        return GQ_OK;
+    return gq__error(err, GQ_EINVALID,
+                     "cluster \"%s\": server %s is http: refusing to send the credentials of "
+                     "user \"%s\" (%s) in clear text; use https",
+                     c->name, c->server, u->name, what);
+}
+
 /* The context's cluster and user, found and validated. */
 static int find_entries(const struct files *f,
                         const struct gq__kc_context *ctx,
@@ -578,7 +616,8 @@ static int select_context(struct gq_kube_config *out,
     if (!(ctx = find_context(f, name)))
         return gq__error(err, GQ_EINVALID, "context was not found for specified context: %s", name);
     if ((rc = find_entries(f, ctx, &c, &u, err)) != GQ_OK ||
-        (rc = check_server(&out->server, c, err)) != GQ_OK)
+        (rc = check_server(&out->server, c, err)) != GQ_OK ||
+        (rc = check_clear_text(c, u, err)) != GQ_OK)
         return rc;
     out->context = strdup(ctx->name);
     out->namespace = ctx->namespace ? take(&ctx->namespace) : strdup("default");
@@ -666,7 +705,7 @@ static char *sa_namespace(const char *dir)
 
 int gq__kube_config_in_cluster(struct gq_kube_config *out, gq_error *err)
 {
-    const char *host, *port, *dir = getenv("GQ_SERVICEACCOUNT_DIR");
+    const char *host, *port, *dir = sa_dir();
     int rc;
 
     GQ_ASSERT_ARG(out);
@@ -675,8 +714,6 @@ int gq__kube_config_in_cluster(struct gq_kube_config *out, gq_error *err)
         return gq__error(err, GQ_ENOTFOUND,
                          "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
                          "KUBERNETES_SERVICE_PORT must be defined");
-    if (!dir || !*dir)
-        dir = SA_DIR;
     if ((rc = sa_server(out, host, port, err)) != GQ_OK)
         goto out;
     out->context = strdup("in-cluster");

@@ -26,6 +26,8 @@
 #include "manifest_fields.h"
 #include "util.h"
 
+/* apimachinery's TotalAnnotationSizeLimitB. */
+#define ANNOTATIONS_MAX_BYTES (256u * 1024)
 #define QUOTE_MAX 64 /* bytes of a value shown in a message */
 
 /* ------------------------------------------------------------ field path */
@@ -214,12 +216,32 @@ int gq__mf_array(struct gq__mf_ctx *c, json_object *v)
     return gq__mf_invalid(c, gq__mf_text(v, buf), "must be a list");
 }
 
+/*
+ * A string with a NUL inside ("x\u0000y" in JSON, "x\0y" in YAML) would be
+ * cut at the NUL by every C string function after this one, and checked and
+ * stored as the part before it: refused instead, as nothing legitimate has one.
+ */
+static int no_nul(struct gq__mf_ctx *c, json_object *v)
+{
+    const char *s = json_object_get_string(v);
+    size_t len = (size_t)json_object_get_string_len(v);
+    char qv[GQ_QUOTE_BUFSIZE];
+
+    if (!memchr(s, '\0', len))
+        return GQ_OK;
+    return gq__mf_fail(c, "invalid value %s: must not contain a NUL character",
+                       gq__quote(qv, s, len));
+}
+
 int gq__mf_string(struct gq__mf_ctx *c, json_object *v, const char **out)
 {
     char buf[GQ_MF_TEXT_BUFSIZE];
     enum json_type t = json_object_get_type(v);
+    int rc;
 
     if (t == json_type_string) {
+        if ((rc = no_nul(c, v)) != GQ_OK)
+            return rc;
         *out = json_object_get_string(v);
         return GQ_OK;
     }
@@ -315,6 +337,10 @@ int gq__mf_quantity(struct gq__mf_ctx *c, json_object *v, bool nonneg, gq_quanti
         s = gq__mf_text(v, buf);
         break;
     case json_type_string:
+        if ((rc = no_nul(c, v)) != GQ_OK)
+            return rc;
+        s = gq__mf_text(v, buf);
+        break;
     case json_type_double:
         s = gq__mf_text(v, buf);
         break;
@@ -490,6 +516,23 @@ static const struct gq__mf_field label_field = {
 static const struct gq__mf_field annotation_field = {.name = "annotations",
                                                      .check = gq_validate_label_key};
 
+/*
+ * apimachinery's ValidateAnnotationsSize: keys and values of all of an
+ * object's annotations together at most 256 KiB, as the API server refuses
+ * more (and every annotation is copied into each event and listing after).
+ */
+static int check_annotations_size(struct gq__mf_ctx *c, const struct gq_kvs *a)
+{
+    size_t i, total = 0;
+
+    for (i = 0; i < a->n; i++)
+        total += strlen(a->v[i].key) + strlen(a->v[i].value);
+    if (total > ANNOTATIONS_MAX_BYTES)
+        return gq__mf_fail(c, "Too long: must have at most %u bytes",
+                           ANNOTATIONS_MAX_BYTES);
+    return GQ_OK;
+}
+
 static int decode_meta_rest(struct gq__mf_ctx *c, json_object *meta, struct gq_meta *m)
 {
     json_object *v;
@@ -522,7 +565,8 @@ static int decode_meta_rest(struct gq__mf_ctx *c, json_object *meta, struct gq_m
     }
     if ((v = gq__mf_get(meta, "annotations"))) {
         mark = gq__mf_push(c, "annotations");
-        if ((rc = gq__mf_kvs(c, v, &annotation_field, &m->annotations)) != GQ_OK)
+        if ((rc = gq__mf_kvs(c, v, &annotation_field, &m->annotations)) != GQ_OK ||
+            (rc = check_annotations_size(c, &m->annotations)) != GQ_OK)
             return rc;
         gq__mf_pop(c, mark);
     }

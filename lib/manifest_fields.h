@@ -188,6 +188,16 @@ int gq__mf_decode_fields(struct gq__mf_ctx *c,
 /* Quantity arithmetic that quantity.h does not offer; false on overflow. */
 bool gq__mf_quantity_add(gq_quantity *sum, const gq_quantity *q);
 
+/*
+ * The longest duration a manifest field, an annotation or a flag may give:
+ * 100 years (36525 days, "876600h"). Longer than anything a job or a queue
+ * means, and far enough below INT64_MAX milliseconds that a time plus a
+ * duration always fits: "9223372036854775s" used to be accepted and then
+ * overflowed the clock that adds it.
+ */
+#define GQ_MF_DURATION_MAX_MS (INT64_C(36525) * 24 * 3600 * 1000)
+#define GQ_MF_DURATION_MAX_TEXT "876600h (100 years)"
+
 /* Durations: Go text ("1h30m", "90s", "500ms") to seconds (rounded up), and back ("1h30m0s"). */
 int gq__mf_duration_parse(int64_t *out, const char *s);
 void gq__mf_duration_format(char *buf, size_t size, int64_t seconds);

@@ -12,27 +12,46 @@
 #include "gpuqueue/db.h"
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
+#include "manifest_fields.h"
+#include "quota.h"
 #include "util.h"
 
 #define DEFAULT_IMAGE "busybox"
 #define DEFAULT_GPU_RESOURCE "nvidia.com/gpu"
 
-/* A per-pod quantity flag: valid, not negative, and whole for extended resources. */
-static int check_quantity(const char *flag, const char *value, bool whole, gq_error *err)
+/*
+ * A per-pod quantity flag for resource: valid, between 0 and the largest
+ * amount gpuq accounts (int64 units, milli-units for cpu), and whole for
+ * extended resources. A parsed quantity keeps no trailing zeros in its
+ * mantissa, so it is whole exactly when its scale is not negative.
+ */
+static int check_quantity(const char *flag, const char *resource, const char *value, bool whole,
+                          gq_error *err)
 {
+    char max[GQ_QUANTITY_BUFSIZE];
     gq_quantity q;
-    int64_t milli;
+    int64_t v;
+    int rc;
 
-    if (gq_quantity_parse(&q, value, strlen(value), err) != GQ_OK)
+    if ((rc = gq_quantity_parse(&q, value, strlen(value), err)) != GQ_OK && rc != GQ_ERANGE)
         return gq__error_prefix(err, "%s", flag);
-    if (gq_quantity_sign(&q) < 0)
+    if (rc == GQ_OK && gq_quantity_sign(&q) < 0)
         return gq__error(err, GQ_EINVALID,
                          "%s: invalid value \"%s\": must be greater than or equal to 0", flag,
                          value);
-    if (whole && (gq_quantity_milli_value(&milli, &q) != GQ_OK || milli % 1000 != 0))
+    if (rc == GQ_OK && whole && q.mantissa != 0 && q.scale < 0)
         return gq__error(err, GQ_EINVALID, "%s: invalid value \"%s\": must be an integer", flag,
                          value);
-    return GQ_OK;
+    if (rc == GQ_OK && gq_quantity_resource_value(&v, resource, &q) == GQ_OK)
+        return GQ_OK;
+    gq__amount_format(max, sizeof(max), resource, INT64_MAX);
+    return gq__error(err, GQ_EINVALID, "%s: invalid value \"%s\": must be between 0 and %s", flag,
+                     value, max);
+}
+
+static const char *gpu_resource(const gq_job_spec *s)
+{
+    return s->gpu_resource ? s->gpu_resource : DEFAULT_GPU_RESOURCE;
 }
 
 /* The duration of a version 2 spec; a version 1 spec has none (nor the member). */
@@ -64,17 +83,21 @@ static int check_spec(const gq_job_spec *s, gq_error *err)
         return gq__error(err, GQ_EINVALID,
                          "--count: invalid value \"%d\": must be greater than or equal to 1",
                          s->count);
-    if (s->gpus && (rc = check_quantity("--gpus", s->gpus, true, err)) != GQ_OK)
+    if (s->gpus && (rc = check_quantity("--gpus", gpu_resource(s), s->gpus, true, err)))
         return rc;
-    if (s->cpu && (rc = check_quantity("--cpu", s->cpu, false, err)) != GQ_OK)
+    if (s->cpu && (rc = check_quantity("--cpu", "cpu", s->cpu, false, err)) != GQ_OK)
         return rc;
-    if (s->memory && (rc = check_quantity("--memory", s->memory, false, err)) != GQ_OK)
+    if (s->memory && (rc = check_quantity("--memory", "memory", s->memory, false, err)))
         return rc;
     if (duration(s) && gq__parse_duration_ms(duration(s), &ms) != 0)
         return gq__error(err, GQ_EINVALID,
                          "--duration: invalid value \"%s\": must be a duration such as \"45m\", "
                          "\"1h30m\" or \"90s\"",
                          duration(s));
+    if (duration(s) && ms > GQ_MF_DURATION_MAX_MS)
+        return gq__error(err, GQ_EINVALID,
+                         "--duration: invalid value \"%s\": must be at most "
+                         GQ_MF_DURATION_MAX_TEXT, duration(s));
     return GQ_OK;
 }
 

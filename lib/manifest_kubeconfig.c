@@ -95,6 +95,10 @@ static int str_field(struct parse *p, json_object *body, const char *key, char *
     s = json_object_get_string(v);
     if (!s || !*s)
         return GQ_OK;
+    /* A NUL would silently cut a token or a path short; the value may be secret, so unquoted. */
+    if (json_object_is_type(v, json_type_string) &&
+        strlen(s) != (size_t)json_object_get_string_len(v))
+        return fail(p, GQ_EINVALID, "%s: must not contain a NUL character", key);
     *out = strdup(s);
     return *out ? GQ_OK : oom(p);
 }
@@ -318,6 +322,9 @@ parse_strings(struct parse *p, json_object *exec, const char *key, char ***out, 
             rc = parse_env(p, item, &(*out)[i]);
         } else if (!json_object_is_type(item, json_type_string)) {
             rc = fail(p, GQ_EINVALID, "exec: %s: each entry must be a string", key);
+        } else if (strlen(json_object_get_string(item)) !=
+                   (size_t)json_object_get_string_len(item)) {
+            rc = fail(p, GQ_EINVALID, "exec: %s: an entry contains a NUL character", key);
         } else if (!((*out)[i] = strdup(json_object_get_string(item)))) {
             rc = oom(p);
         }

@@ -903,35 +903,94 @@ static int too_large(const char *source, gq_error *err)
                      GQ_MANIFEST_MAX_INPUT_BYTES);
 }
 
+/*
+ * Where the last document of buf[0, len) starts at the latest: the last "---"
+ * or "..." at the start of a line, from scanned on (before is already
+ * known: prev). A marker-like line that is not one ("----") only moves the
+ * start later, which makes the caller's check more lenient, never wrong.
+ */
+static size_t last_boundary(const char *buf, size_t scanned, size_t len, size_t prev)
+{
+    const char *p = buf + scanned, *end = buf + len;
+
+    if (scanned == 0 && len >= 3 && (!memcmp(buf, "---", 3) || !memcmp(buf, "...", 3)))
+        prev = 0;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) && end - ++p >= 3)
+        if (!memcmp(p, "---", 3) || !memcmp(p, "...", 3))
+            prev = (size_t)(p - buf);
+    return prev;
+}
+
+/*
+ * An input of unknown size (a pipe, a FIFO, a device such as /dev/zero)
+ * is read only as far as a document can go: once the text since the last
+ * document boundary passes GQ_MANIFEST_MAX_DOC_BYTES it is refused, after at
+ * most that many bytes plus one, instead of reading up to the 1 GiB input cap.
+ */
+struct limit {
+    bool stream;     /* the size is unknown */
+    size_t boundary; /* where the last document starts at the latest */
+    size_t scanned;  /* bytes already searched for a boundary */
+};
+
+/* How many bytes to ask for next into a buffer of cap bytes holding len. */
+static size_t next_read(const struct limit *l, size_t len, size_t cap)
+{
+    size_t want = cap - len, doc_end = l->boundary + GQ_MANIFEST_MAX_DOC_BYTES + 1;
+
+    return l->stream && doc_end - len < want ? doc_end - len : want;
+}
+
+/* After a read: false when the last document is already too large. */
+static bool within_document_cap(struct limit *l, const char *buf, size_t len)
+{
+    if (!l->stream)
+        return true;
+    l->boundary = last_boundary(buf, l->scanned, len, l->boundary);
+    l->scanned = len >= 3 ? len - 3 : 0; /* a marker may straddle two reads */
+    return len - l->boundary <= GQ_MANIFEST_MAX_DOC_BYTES;
+}
+
 /* Read all of f into a new buffer (*out, to free), up to GQ_MANIFEST_MAX_INPUT_BYTES. */
 static int slurp(char **out, size_t *len_out, FILE *f, const char *source, gq_error *err)
 {
-    size_t cap = 1 << 16, len = 0;
+    size_t cap = 1 << 16, len = 0, want, got;
+    struct limit l = {true, 0, 0};
     struct stat st;
     char *buf, *bigger;
+    bool doc_ok = true;
 
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        l.stream = false;
         if ((uintmax_t)st.st_size > GQ_MANIFEST_MAX_INPUT_BYTES)
             return too_large(source, err);
-        cap = (size_t)st.st_size + 1; /* one more, to see the end without growing */
+        if (st.st_size > 0)
+            cap = (size_t)st.st_size + 1; /* one more, to see the end without growing */
     }
     buf = malloc(cap);
     while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap || len > GQ_MANIFEST_MAX_INPUT_BYTES)
+        want = next_read(&l, len, cap);
+        len += got = fread(buf + len, 1, want, f);
+        if (!(doc_ok = within_document_cap(&l, buf, len)) || got < want ||
+            len > GQ_MANIFEST_MAX_INPUT_BYTES)
             break;
+        if (len < cap)
+            continue;
         /* Never more than one byte past the limit, which is enough to see it was passed. */
         cap = cap * 2 > GQ_MANIFEST_MAX_INPUT_BYTES ? GQ_MANIFEST_MAX_INPUT_BYTES + 1 : cap * 2;
-        bigger = realloc(buf, cap);
-        if (!bigger)
+        if (!(bigger = realloc(buf, cap)))
             free(buf);
         buf = bigger;
     }
     if (!buf)
         return gq__error(err, GQ_ENOMEM, "%s: out of memory", source);
-    if (ferror(f) || len > GQ_MANIFEST_MAX_INPUT_BYTES) {
+    if (ferror(f) || !doc_ok || len > GQ_MANIFEST_MAX_INPUT_BYTES) {
         free(buf);
-        return ferror(f) ? path_error(source, errno, err) : too_large(source, err);
+        if (ferror(f))
+            return path_error(source, errno, err);
+        return doc_ok ? too_large(source, err)
+                      : gq__error(err, GQ_EINVALID, "%s: a document is larger than %u bytes",
+                                  source, GQ_MANIFEST_MAX_DOC_BYTES);
     }
     *out = buf;
     *len_out = len;

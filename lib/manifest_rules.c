@@ -16,6 +16,7 @@
 #include "error.h"
 #include "gpuqueue/validate.h"
 #include "manifest_fields.h"
+#include "quota.h"
 #include "util.h"
 
 #define MAX_FLAVORS_TOTAL 256 /* Kueue: flavors across all resource groups */
@@ -162,6 +163,49 @@ static int limit_error(struct gq__mf_ctx *c,
     return gq__mf_invalid(c, text, "%s", why);
 }
 
+/* One quota value: it must be countable in gpuq's int64 accounting units. */
+static int check_amount(struct gq__mf_ctx *c, size_t i, size_t j, size_t k, const char *field,
+                        const char *resource, const gq_quantity *q)
+{
+    char max[GQ_QUANTITY_BUFSIZE], why[128];
+    int64_t v;
+
+    if (gq_quantity_resource_value(&v, resource, q) == GQ_OK)
+        return GQ_OK;
+    gq__amount_format(max, sizeof(max), resource, INT64_MAX);
+    snprintf(why, sizeof(why), "must be at most %s, the largest %s amount gpuq accounts", max,
+             resource);
+    return limit_error(c, i, j, k, field, q, why);
+}
+
+/*
+ * Quotas are counted in int64 units (milli-units for cpu), as Kueue counts
+ * them. A value past that range used to be saturated, and sums saturated at
+ * the same bound compared equal to it: a quota of "9223372036854775807" cpus
+ * admitted a job asking three times as much. Such values are refused here.
+ */
+static int check_amounts(struct gq__mf_ctx *c, const struct gq_resource_group *g, size_t ng)
+{
+    size_t i, j, k;
+    int rc;
+
+    for (i = 0; i < ng; i++) {
+        for (j = 0; j < g[i].nflavors; j++) {
+            for (k = 0; k < g[i].flavors[j].nresources; k++) {
+                const struct gq_resource_quota *r = &g[i].flavors[j].resources[k];
+
+                if ((rc = check_amount(c, i, j, k, "nominalQuota", r->name, &r->nominal)) ||
+                    (r->has_borrowing_limit && (rc = check_amount(c, i, j, k, "borrowingLimit",
+                                                                  r->name, &r->borrowing_limit))) ||
+                    (r->has_lending_limit && (rc = check_amount(c, i, j, k, "lendingLimit",
+                                                                r->name, &r->lending_limit))))
+                    return rc;
+            }
+        }
+    }
+    return GQ_OK;
+}
+
 /*
  * Limits need someone to borrow from or lend to (`allowed`); a cluster queue
  * may not lend more than its nominal quota (Kueue does not check that for a
@@ -263,7 +307,8 @@ int gq__mf_cq_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *ob
     (void)spec;
     if ((rc = check_policies(c, cq)) != GQ_OK || (rc = check_check_names(c, cq)) != GQ_OK ||
         (rc = check_weight(c, &cq->fair_weight)) != GQ_OK ||
-        (rc = check_groups(c, cq->groups, cq->ngroups)) != GQ_OK)
+        (rc = check_groups(c, cq->groups, cq->ngroups)) != GQ_OK ||
+        (rc = check_amounts(c, cq->groups, cq->ngroups)) != GQ_OK)
         return rc;
     return check_limits(c, cq->groups, cq->ngroups, cq->cohort != NULL, true,
                         "must be absent when the cluster queue has no cohort");
@@ -278,7 +323,8 @@ int gq__mf_cohort_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object
 
     (void)spec;
     if ((rc = check_weight(c, &co->fair_weight)) != GQ_OK ||
-        (rc = check_groups(c, co->groups, co->ngroups)) != GQ_OK)
+        (rc = check_groups(c, co->groups, co->ngroups)) != GQ_OK ||
+        (rc = check_amounts(c, co->groups, co->ngroups)) != GQ_OK)
         return rc;
     return check_limits(c, co->groups, co->ngroups, co->parent != NULL, false,
                         "must be absent when the cohort has no parent");

@@ -128,6 +128,8 @@ decode_duration(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object 
         return gq__mf_invalid(c, s,
                               "must be a duration of h, m, s and ms such as \"30m\", "
                               "\"1h30m\" or \"90s\", not negative");
+    if (*dst > (f->type == GQ_MF_DURATION ? GQ_MF_DURATION_MAX_MS / 1000 : GQ_MF_DURATION_MAX_MS))
+        return gq__mf_invalid(c, s, "must be at most " GQ_MF_DURATION_MAX_TEXT);
     if (f->flags & GQ_MF_HAS)
         *MEMBER(base, f->aux, bool) = true;
     return GQ_OK;

@@ -22,6 +22,7 @@
 #include "error.h"
 #include "gpuqueue/validate.h"
 #include "manifest_fields.h"
+#include "quota.h"
 #include "util.h"
 
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
@@ -108,6 +109,29 @@ static int rlist_max_all(struct gq__mf_ctx *c, struct rlist *dst, const struct r
 
 /* ----------------------------------------------------------- pod specs */
 
+/*
+ * Write q back into map[name] as the string apimachinery's Quantity.String
+ * prints ("1.5Gi" -> "1536Mi", "1000m" -> "1", 2 -> "2"), so that the kept
+ * template reads back as the API server would return it. Replacing the value
+ * of an existing key keeps its hash entry, so the caller's iterator stays valid.
+ */
+static int
+canonicalize(struct gq__mf_ctx *c, json_object *map, const char *name, json_object *v,
+             const gq_quantity *q)
+{
+    char text[GQ_QUANTITY_BUFSIZE];
+    json_object *s;
+
+    gq_quantity_format(text, sizeof(text), q);
+    if (json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), text) == 0)
+        return GQ_OK;
+    if (!(s = json_object_new_string(text)) || json_object_object_add(map, name, s) != 0) {
+        json_object_put(s);
+        return gq__mf_nomem(c);
+    }
+    return GQ_OK;
+}
+
 /* A map of resource name -> quantity (requests, limits, overhead), each checked. */
 static int
 resource_map(struct gq__mf_ctx *c, json_object *map, json_object *skip, struct rlist *out)
@@ -127,7 +151,8 @@ resource_map(struct gq__mf_ctx *c, json_object *map, json_object *skip, struct r
         mark = gq__mf_push(c, name);
         if ((rc = gq_validate_resource_name(name, c->err)) != GQ_OK)
             return gq__mf_wrap(c, rc);
-        if ((rc = gq__mf_quantity(c, json_object_iter_peek_value(&it), true, &q)) != GQ_OK)
+        if ((rc = gq__mf_quantity(c, json_object_iter_peek_value(&it), true, &q)) != GQ_OK ||
+            (rc = canonicalize(c, map, name, json_object_iter_peek_value(&it), &q)) != GQ_OK)
             return rc;
         if (!gq__mf_get(skip, name) && (rc = rlist_add(c, out, name, &q)) != GQ_OK)
             return rc;
@@ -347,6 +372,58 @@ static int pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podse
     return GQ_OK;
 }
 
+/* ------------------------------------------------------------- totals */
+
+/* The amount of resource r that all pod sets of wl request, or false past int64. */
+static bool total_amount(const struct gq_workload *wl, const char *r, size_t *worst)
+{
+    int64_t sum = 0, v;
+    size_t p, k;
+
+    for (p = 0; p < wl->npodsets; p++) {
+        for (k = 0; k < wl->podsets[p].nrequests; k++) {
+            const struct gq_request *rq = &wl->podsets[p].requests[k];
+
+            if (strcmp(rq->resource, r) != 0)
+                continue;
+            *worst = p;
+            if (gq_quantity_resource_value(&v, r, &rq->per_pod) != GQ_OK ||
+                __builtin_mul_overflow(v, (int64_t)wl->podsets[p].count, &v) ||
+                __builtin_add_overflow(sum, v, &sum))
+                return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * Every resource's total over the workload's pods must be countable in
+ * gpuq's int64 accounting units (milli-units for cpu), as quotas are: a total
+ * past that used to saturate and then fit a quota at the same bound.
+ */
+static int check_totals(struct gq__mf_ctx *c, const struct gq_workload *wl)
+{
+    char max[GQ_QUANTITY_BUFSIZE], per[GQ_QUANTITY_BUFSIZE];
+    size_t p, k, worst = 0;
+
+    for (p = 0; p < wl->npodsets; p++) {
+        for (k = 0; k < wl->podsets[p].nrequests; k++) {
+            const struct gq_request *rq = &wl->podsets[p].requests[k];
+
+            if (total_amount(wl, rq->resource, &worst))
+                continue;
+            gq__amount_format(max, sizeof(max), rq->resource, INT64_MAX);
+            gq_quantity_format(per, sizeof(per), &rq->per_pod);
+            return gq__mf_fail(c,
+                               "%s: %d pods of %s (pod set \"%s\") take the total over %s, the "
+                               "largest %s amount gpuq accounts",
+                               rq->resource, (int)wl->podsets[worst].count, per,
+                               wl->podsets[worst].name, max, rq->resource);
+        }
+    }
+    return GQ_OK;
+}
+
 /* ------------------------------------------------------------------ Job */
 
 static const char *kvs_find(const struct gq_kvs *m, const char *key)
@@ -410,6 +487,10 @@ static int run_duration(struct gq__mf_ctx *c, const struct gq_meta *m, struct gq
     if (gq__parse_duration_ms(s, &wl->duration_ms) != 0) {
         gq__mf_push(c, "metadata.annotations." DURATION_ANNOTATION);
         return gq__mf_invalid(c, s, "must be a duration such as \"45m\", \"1h30m\" or \"90s\"");
+    }
+    if (wl->duration_ms > GQ_MF_DURATION_MAX_MS) {
+        gq__mf_push(c, "metadata.annotations." DURATION_ANNOTATION);
+        return gq__mf_invalid(c, s, "must be at most " GQ_MF_DURATION_MAX_TEXT);
     }
     wl->has_duration = true;
     return GQ_OK;
@@ -495,7 +576,8 @@ int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object 
     mark = gq__mf_push(c, "spec");
     if (!spec)
         return gq__mf_required(c);
-    if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = job_spec(c, spec, wl)) != GQ_OK)
+    if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = job_spec(c, spec, wl)) != GQ_OK ||
+        (rc = check_totals(c, wl)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
     if ((rc = job_min_count(c, &obj->meta, &wl->podsets[0])) != GQ_OK ||
@@ -854,7 +936,8 @@ int gq__mf_decode_workload(struct gq__mf_ctx *c, json_object *root, struct gq_ob
     mark = gq__mf_push(c, "spec");
     if (!spec)
         return gq__mf_required(c);
-    if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = workload_spec(c, spec, wl)) != GQ_OK)
+    if ((rc = gq__mf_object(c, spec)) != GQ_OK || (rc = workload_spec(c, spec, wl)) != GQ_OK ||
+        (rc = check_totals(c, wl)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
     return status ? workload_status(c, status, wl) : GQ_OK;

@@ -203,7 +203,12 @@ int64_t gq__qtree_potential(const struct gq_qtree *t, int node, size_t fr)
 
 bool gq__qtree_borrowing_with(const struct gq_qtree *t, int node, size_t fr, int64_t val)
 {
-    return gq__sat_add(GQ_Q(t, usage, node, fr), val) > GQ_Q(t, subtree, node, fr);
+    int64_t sum;
+
+    /* Exact: a sum past int64 exceeds any quota, even one saturated at INT64_MAX. */
+    if (__builtin_add_overflow(GQ_Q(t, usage, node, fr), val, &sum))
+        return val > 0;
+    return sum > GQ_Q(t, subtree, node, fr);
 }
 
 /* addUsage(): what exceeds the node's guaranteed room is also the parent's usage. */

@@ -458,9 +458,11 @@ struct vrow {
 static const struct vrow vrows[] = {
     /* Successes: the server as stored. */
     {NULL, NULL, NULL, NULL, NULL, GQ_OK, "https://k.example:6443"},
-    {"{server: 'http://127.0.0.1:8080/'}", NULL, NULL, NULL, NULL, GQ_OK, "http://127.0.0.1:8080"},
-    {"{server: 'http://localhost'}", NULL, NULL, NULL, NULL, GQ_OK, "http://localhost"},
-    {"{server: 'http://[::1]:1/x/'}", NULL, NULL, NULL, NULL, GQ_OK, "http://[::1]:1/x"},
+    /* http: a local endpoint without credentials, as `kubectl proxy` serves. */
+    {"{server: 'http://127.0.0.1:8080/'}", "{}", NULL, NULL, NULL, GQ_OK, "http://127.0.0.1:8080"},
+    {"{server: 'http://localhost'}", "{}", NULL, NULL, NULL, GQ_OK, "http://localhost"},
+    {"{server: 'http://[::1]:1/x/'}", "{}", NULL, NULL, NULL, GQ_OK, "http://[::1]:1/x"},
+    {"{server: 'http://localhost'}", NULL, "{cluster: c}", NULL, NULL, GQ_OK, "http://localhost"},
     {"{server: 'https://k/', insecure-skip-tls-verify: true}", NULL, NULL, NULL, NULL, GQ_OK,
      "https://k"},
     {NULL, "{}", NULL, NULL, NULL, GQ_OK, "https://k.example:6443"},
@@ -485,6 +487,17 @@ static const struct vrow vrows[] = {
      "no server found for cluster \"c\""},
     {"{server: 'http://k.example'}", NULL, NULL, NULL, NULL, GQ_EINVALID,
      "http is allowed only for localhost"},
+    /* Issue 13 F10: a credential is never sent in clear text, even to localhost. */
+    {"{server: 'http://127.0.0.1:8080/'}", NULL, NULL, NULL, NULL, GQ_EINVALID,
+     "cluster \"c\": server http://127.0.0.1:8080/ is http: refusing to send the credentials of "
+     "user \"u\" (token) in clear text; use https"},
+    {"{server: 'http://localhost'}", "{tokenFile: /dev/null}", NULL, NULL, NULL, GQ_EINVALID,
+     "server http://localhost is http: refusing to send the credentials of user \"u\" (tokenFile)"},
+    {"{server: 'http://[::1]:1'}", "{exec: {command: p, " EXEC_V1 ", interactiveMode: Never}}",
+     NULL, NULL, NULL, GQ_EINVALID, "(exec plugin) in clear text; use https"},
+    /* Issue 13 F13: a NUL would cut the value short without a word. */
+    {NULL, "{token: \"s3cr3t\\0tail\"}", NULL, NULL, NULL, GQ_EINVALID,
+     "token: must not contain a NUL character"},
     {"{server: 'http://localhost.evil.example'}", NULL, NULL, NULL, NULL, GQ_EINVALID,
      "http is allowed only for localhost"},
     {"{server: 'k.example:6443'}", NULL, NULL, NULL, NULL, GQ_EINVALID, "must start with https://"},

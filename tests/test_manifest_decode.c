@@ -385,8 +385,9 @@ static void test_job(void)
         "\"tolerations\":[{\"key\":\"nvidia.com/gpu\",\"operator\":\"Exists\",\"effect\":"
         "\"NoSchedule\"}],\"containers\":[{\"name\":\"dummy-job\",\"image\":"
         "\"gcr.io/k8s-staging-perf-tests/sleep:v0.0.3\",\"args\":[\"120s\"],\"resources\":{"
-        "\"requests\":{\"cpu\":\"100m\",\"memory\":\"100Mi\",\"nvidia.com/gpu\":1},\"limits\":{"
-        "\"cpu\":\"100m\",\"memory\":\"100Mi\",\"nvidia.com/gpu\":1}}}],\"restartPolicy\":"
+        "\"requests\":{\"cpu\":\"100m\",\"memory\":\"100Mi\",\"nvidia.com/gpu\":\"1\"},"
+        "\"limits\":{\"cpu\":\"100m\",\"memory\":\"100Mi\",\"nvidia.com/gpu\":\"1\"}}}],"
+        "\"restartPolicy\":"
         "\"Never\"}}";
     char buf[GQ_QUANTITY_BUFSIZE];
     const struct gq_workload *wl;

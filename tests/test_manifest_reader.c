@@ -4,6 +4,8 @@
  * duplicate keys, tags) and reading files, directories and standard input.
  */
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -723,6 +725,86 @@ static void test_read_path(void)
     CHECK(s.n == 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Issue 13 F18: a pipe, a FIFO or a device is read only as far as a document can go. */
+
+/* The other end of a pipe: chunk written n times (0: until the reader closes), then closed. */
+struct writer {
+    int fd;
+    const char *chunk;
+    size_t n;
+    size_t written; /* bytes the reader took (or the pipe holds) */
+};
+
+static void *write_pipe(void *arg)
+{
+    struct writer *w = arg;
+    size_t i, len = strlen(w->chunk);
+    ssize_t got;
+
+    for (i = 0; w->n == 0 || i < w->n; i++) {
+        if ((got = write(w->fd, w->chunk, len)) <= 0)
+            break;
+        w->written += (size_t)got;
+    }
+    close(w->fd);
+    return NULL;
+}
+
+static int count_docs(const struct gq__doc *d, void *payload, gq_error *err)
+{
+    (void)d;
+    (void)err;
+    ++*(int *)payload;
+    return 0;
+}
+
+/* Read a pipe fed with w's chunks through its /dev/fd path; the message into err. */
+static int read_pipe(struct writer *w, int *docs, gq_error *err, char *path, size_t size)
+{
+    pthread_t t;
+    int fds[2], rc;
+
+    if (pipe(fds) != 0)
+        abort();
+    w->fd = fds[1];
+    snprintf(path, size, "/dev/fd/%d", fds[0]);
+    if (pthread_create(&t, NULL, write_pipe, w) != 0)
+        abort();
+    rc = gq__manifest_read_path(path, count_docs, docs, err);
+    close(fds[0]); /* the writer then fails with EPIPE and stops */
+    pthread_join(t, NULL);
+    return rc;
+}
+
+static void test_stream_limit(void)
+{
+    static char line[4097], doc[1024];
+    struct writer endless = {-1, line, 0, 0}, many = {-1, doc, 6144, 0};
+    gq_error err = {0};
+    char path[64], want[128];
+    int docs = 0;
+
+    signal(SIGPIPE, SIG_IGN);
+    memset(line, 'x', sizeof(line) - 2);
+    line[sizeof(line) - 2] = '\n';
+    /* "---\na: xx...x\n...\n": 1 KiB, both markers. */
+    memset(doc, 'x', sizeof(doc) - 1);
+    memcpy(doc, "---\na: ", 7);
+    memcpy(doc + sizeof(doc) - 6, "\n...\n", 6);
+    /* One document that never ends: refused at the document cap, not at the 1 GiB input cap. */
+    CHECK(read_pipe(&endless, &docs, &err, path, sizeof(path)) == GQ_EINVALID);
+    snprintf(want, sizeof(want), "%s: a document is larger than 4194304 bytes", path);
+    CHECK_STR(err.msg, want);
+    CHECK(docs == 0);
+    /* What the reader took, give or take the pipe's buffer (64 KiB on Linux). */
+    CHECKF(endless.written <= GQ_MANIFEST_MAX_DOC_BYTES + (1u << 20), "%zu bytes written",
+           endless.written);
+    /* Many small documents, 6 MiB in all, are a stream like any other. */
+    CHECKF(read_pipe(&many, &docs, &err, path, sizeof(path)) == GQ_OK, "%s", err.msg);
+    CHECKF(docs == 6144, "%d documents", docs);
+}
+
 int main(void)
 {
     TEST_RUN(test_scalar_typing);
@@ -738,5 +820,6 @@ int main(void)
     TEST_RUN(test_document_size);
     TEST_RUN(test_callback_error);
     TEST_RUN(test_read_path);
+    TEST_RUN(test_stream_limit);
     return TEST_DONE();
 }
