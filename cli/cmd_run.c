@@ -180,6 +180,13 @@ int cmd_run(struct global *g, int argc, char **argv)
     p.color = term_use_color(1, g->color);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
+    /*
+     * The first signal stops the run between cycles (see gq_run_options.stop)
+     * and hands the clock back; the handler then goes, so a second one kills
+     * at once. Nothing is lost either way: each transaction commits whole, and
+     * a killed runner's clock is recovered by the next command (store_sim.c).
+     */
+    sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     if (!(db = cli_open(g)))

@@ -11,6 +11,7 @@
  * decision and its commit, and a killed `gpuq schedule` leaves each workload
  * either as it was or fully decided.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct engine {
     struct gq_decisions d;
     int64_t now;
     int64_t load_us;         /* time the last snapshot build took */
+    volatile sig_atomic_t *stop; /* the caller's stop flag, watched while loading; NULL */
 };
 
 /*
@@ -166,7 +168,11 @@ static int cycle_txn(struct gq_store *st, void *payload, gq_error *err)
             gq__snapshot_free(&e->s);
         e->loaded = false;
         e->load_us = gq__mono_us();
-        if ((rc = gq__engine_load(&e->s, st, err)) != GQ_OK)
+        /* The one long read of a cycle: a stop interrupts it, and the cycle rolls back. */
+        gq__store_watch_stop(st, e->stop);
+        rc = gq__engine_load(&e->s, st, err);
+        gq__store_watch_stop(st, NULL);
+        if (rc != GQ_OK)
             return rc;
         e->load_us = gq__mono_us() - e->load_us;
         e->loaded = true;
@@ -301,6 +307,34 @@ void gq__engine_hold_wal(struct gq_store *st, bool hold)
 int gq__engine_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn,
                         void *payload, gq_schedule_stats *stats, gq_error *err)
 {
+    return gq__engine_schedule_until(db, opts, NULL, NULL, fn, payload, stats, err);
+}
+
+static bool stop_set(const volatile sig_atomic_t *stop)
+{
+    return stop && *stop;
+}
+
+/* One cycle's figures into stats, after it committed. */
+static void count_cycle(gq_schedule_stats *stats, const struct engine *e, struct timing *tm,
+                        uint64_t n, int64_t t0)
+{
+    timing_add(tm, gq__mono_us() - t0 - e->load_us);
+    stats->load_ms += (double)e->load_us / 1000.0;
+    stats->cycles = n;
+    stats->admitted += e->d.admitted;
+    stats->evicted += e->d.evicted;
+    if (e->d.admitted) {
+        stats->last_admission_ms = (double)(gq__mono_us() - tm->start) / 1000.0;
+        if (stats->first_admission_ms < 0)
+            stats->first_admission_ms = stats->last_admission_ms;
+    }
+}
+
+int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
+                              volatile sig_atomic_t *stop, bool *stopped, gq_schedule_fn fn,
+                              void *payload, gq_schedule_stats *stats, gq_error *err)
+{
     gq_schedule_options o = GQ_SCHEDULE_OPTIONS_INIT;
     gq_schedule_stats ignored;
     struct timing tm = {gq__mono_us(), NULL, 0, 0};
@@ -319,29 +353,28 @@ int gq__engine_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_
     memset(&e, 0, sizeof(e));
     memset(stats, 0, sizeof(*stats));
     stats->first_admission_ms = stats->last_admission_ms = -1;
-    while (n < limit) {
+    e.stop = stop;
+    while (n < limit && !stop_set(stop)) {
         t0 = gq__mono_us();
         e.load_us = 0;
         rc = gq__store_write(db->st, cycle_txn, &e, err);
+        if (rc != GQ_OK && stop_set(stop)) {
+            rc = GQ_OK; /* interrupted: rolled back whole, as if never begun */
+            if (err)
+                memset(err, 0, sizeof(*err));
+            break;
+        }
         if (rc == GQ_ECONFLICT && ++conflicts < 20)
             continue; /* rebuilt from the database on the next attempt */
         if (rc != GQ_OK)
             break;
         e.dirty = false;
-        n++;
-        timing_add(&tm, gq__mono_us() - t0 - e.load_us);
-        stats->load_ms += (double)e.load_us / 1000.0;
-        stats->cycles = n;
-        stats->admitted += e.d.admitted;
-        stats->evicted += e.d.evicted;
-        if (e.d.admitted) {
-            stats->last_admission_ms = (double)(gq__mono_us() - tm.start) / 1000.0;
-            if (stats->first_admission_ms < 0)
-                stats->first_admission_ms = stats->last_admission_ms;
-        }
+        count_cycle(stats, &e, &tm, ++n, t0);
         if ((rc = report(&e, n, fn, payload)) != 0 || (o.until_stable && stable(&e.d)))
             break;
     }
+    if (stopped)
+        *stopped = stop_set(stop);
     timing_report(&tm, stats);
     free(tm.cycles_us);
     if (e.loaded)

@@ -5,6 +5,8 @@
 #ifndef GQ_ENGINE_H
 #define GQ_ENGINE_H
 
+#include <signal.h>
+
 #include "admit.h"
 #include "gpuqueue/common.h"
 #include "gpuqueue/schedule.h"
@@ -20,6 +22,33 @@
 int gq__engine_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedule_fn fn,
                         void *payload, gq_schedule_stats *stats, gq_error *err);
 void gq__engine_hold_wal(struct gq_store *st, bool hold);
+
+/*
+ * gq__engine_schedule that gives up early once *stop is non-zero (a signal
+ * handler's flag; NULL: never). It is looked at before each cycle, and
+ * while a cycle builds its snapshot from the store (the one part of a cycle
+ * that grows with the pending set: seconds for 100,000 workloads), where
+ * it interrupts the read and the cycle's transaction rolls back whole. A
+ * cycle's decisions, once made, are always committed and reported. Giving
+ * up is no error: GQ_OK, with *stopped set (may be NULL).
+ */
+int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
+                              volatile sig_atomic_t *stop, bool *stopped, gq_schedule_fn fn,
+                              void *payload, gq_schedule_stats *stats, gq_error *err);
+
+/*
+ * While stop is not NULL, any statement on st is interrupted (SQLITE_INTERRUPT,
+ * GQ_EIO) once *stop is non-zero; NULL removes the watch (store_sim.c).
+ */
+void gq__store_watch_stop(struct gq_store *st, volatile sig_atomic_t *stop);
+
+/*
+ * The last moment the simulated cluster's clock may reach, 9999-12-31T23:59:59.999Z:
+ * the last one RFC 3339 (and Kubernetes' timestamps) can write. A job whose end
+ * falls past it never finishes on its own; a run may not be asked to go past it.
+ */
+#define GQ__TIME_MAX_MS INT64_C(253402300799999)
+#define GQ__TIME_MAX_SQL "253402300799999" /* the same, for SQL text */
 
 /* Build the admission snapshot from the store, inside the caller's transaction. */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);

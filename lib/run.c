@@ -18,6 +18,12 @@
  * backoff ending), so the same seed gives the same story; with a speed it
  * follows the wall clock, scaled. Other gpuq processes read the same
  * clock from the database, and their commits wake the loop.
+ *
+ * The clock only moves forward (the store refuses otherwise) and never past
+ * GQ__TIME_MAX_MS: a job whose end would fall past it runs until cancelled
+ * (with a Warning event), and a run asked to go past it is refused. A stop
+ * (o.stop) is honoured between steps and inside one, between scheduling
+ * cycles, so 100,000 pending workloads do not keep a signal waiting.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -41,6 +47,19 @@
 
 #define POLL_MS 200        /* how often an idle runner looks for other processes' commits */
 #define SETTLE_STEPS 50    /* steps at one moment while things keep moving */
+
+/*
+ * When a running workload's job ends (?2: the default duration): NULL, never
+ * on its own, when that falls outside 1970..9999 (GQ__TIME_MAX_MS). A huge
+ * stored duration (a row of an older binary, an annotation no decoder
+ * checked) made started_at + duration overflow into a REAL that read back as
+ * a moment in 1970, and the clock jumped there.
+ */
+#define DURATION_SQL "coalesce(duration_ms, ?2)"
+#define END_SQL                                                                                   \
+    "(CASE WHEN started_at BETWEEN 0 AND " GQ__TIME_MAX_SQL " AND " DURATION_SQL                  \
+    " BETWEEN -started_at AND " GQ__TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL \
+    " END)"
 
 struct event {
     int64_t at;
@@ -549,10 +568,27 @@ static int end_orphans(struct runner *r, gq_error *err)
     return rc;
 }
 
+/*
+ * Whether a job starting now with this duration would end past the last
+ * moment the clock can show (or before 1970): it then runs until cancelled,
+ * and msg says so.
+ */
+static bool unending(const struct runner *r, int64_t duration_ms, char *msg, size_t size)
+{
+    char d[GQ_DURATION_BUFSIZE], last[GQ_RFC3339_BUFSIZE];
+
+    if (duration_ms >= -r->now && duration_ms <= GQ__TIME_MAX_MS - r->now)
+        return false;
+    gq__format_duration_ms(d, sizeof(d), duration_ms, true);
+    snprintf(msg, size, "duration %s (%lld ms) ends past %s: the job runs until cancelled", d,
+             (long long)duration_ms, gq__rfc3339(last, GQ__TIME_MAX_MS));
+    return true;
+}
+
 static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 {
     static const char admitted[] =
-        "SELECT id, namespace, name, uid, job_name, duration_ms FROM workloads "
+        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
         "WHERE state = 'admitted' ORDER BY id";
     struct wl_rows rows = {NULL, 0, 0, false};
     size_t i;
@@ -569,9 +605,15 @@ static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
         if (!gq__books_running(&r->books, w->id))
             continue;
         struct gq_started s = {w->id, w->ns, w->name, w->uid, "Job unsuspended: pods running"};
+        char msg[160];
+        bool endless = unending(r, w->duration_ms, msg, sizeof(msg));
 
-        if ((rc = gq__store_start(st, &s, r->now, err)) == GQ_OK &&
-            (rc = event(r, "Workload", w->ns, w->name, w->job, "started", NULL)) == GQ_OK)
+        if ((rc = gq__store_start(st, &s, r->now, err)) == GQ_OK && endless)
+            rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Warning",
+                                 "DurationOutOfRange", msg, NULL, NULL, r->now, err);
+        if (rc == GQ_OK &&
+            (rc = event(r, "Workload", w->ns, w->name, w->job, "started", endless ? msg : NULL)) ==
+                GQ_OK)
             r->stats->started++;
     }
     wl_rows_free(&rows);
@@ -581,9 +623,8 @@ static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     static const char done[] =
-        "SELECT id, namespace, name, uid, job_name, coalesce(duration_ms, ?2) FROM workloads "
-        "WHERE state = 'running' AND started_at + coalesce(duration_ms, ?2) <= CAST(?1 AS INTEGER) "
-        "ORDER BY started_at + coalesce(duration_ms, ?2), id";
+        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
+        "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
     struct runner *r = payload;
     struct wl_rows rows = {NULL, 0, 0, false};
     char msg[160], took[GQ_DURATION_BUFSIZE];
@@ -635,8 +676,7 @@ struct due {
 /* The next moment anything is due after now; 0 when nothing is. */
 static int next_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char finish[] = "SELECT min(started_at + coalesce(duration_ms, ?2)) "
-                                 "FROM workloads WHERE state = 'running'";
+    static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = 'running'";
     static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
                                   "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
     struct due *d = payload;
@@ -678,22 +718,37 @@ static int next_due(struct runner *r, int64_t *next, gq_error *err)
     return rc;
 }
 
+struct clock_move {
+    struct runner *r;
+    const int64_t *v;  /* where the clock goes; NULL: where the stored clock stands */
+    double speed;
+    int64_t pid;
+};
+
 static int clock_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    struct runner *r = payload;
+    struct clock_move *m = payload;
+    struct gq_clock *c = &m->r->clock;
 
-    return gq__store_clock_set(st, &r->clock, err);
+    /*
+     * The wall instant first, then the time: read the other way round, the
+     * stored clock would already stand a little further at that instant and
+     * the store would refuse the move as one back.
+     */
+    c->wall_ms = gq__now_ms();
+    c->virtual_ms = m->v ? *m->v : gq__store_now(st);
+    c->speed = m->speed;
+    c->runner_pid = m->pid;
+    c->rng = m->r->sim.rng;
+    return gq__store_clock_set(st, c, err);
 }
 
-/* Set the clock at virtual time v, moving at speed from now on. */
-static int set_clock(struct runner *r, int64_t v, double speed, int64_t pid, gq_error *err)
+/* Set the clock at virtual time *v (NULL: where it stands), moving at speed from now on. */
+static int set_clock(struct runner *r, const int64_t *v, double speed, int64_t pid, gq_error *err)
 {
-    r->clock.wall_ms = gq__now_ms();
-    r->clock.virtual_ms = v;
-    r->clock.speed = speed;
-    r->clock.runner_pid = pid;
-    r->clock.rng = r->sim.rng;
-    return gq__store_write(r->st, clock_txn, r, err);
+    struct clock_move m = {r, v, speed, pid};
+
+    return gq__store_write(r->st, clock_txn, &m, err);
 }
 
 struct claim {
@@ -707,14 +762,21 @@ static int claim_txn(struct gq_store *st, void *payload, gq_error *err)
     struct claim *c = payload;
     struct runner *r = c->r;
     struct gq_clock old;
+    char d[GQ_DURATION_BUFSIZE], last[GQ_RFC3339_BUFSIZE];
 
-    if (gq__store_clock_get(st, &old) && old.runner_pid && old.runner_pid != (int64_t)getpid() &&
-        (kill((pid_t)old.runner_pid, 0) == 0 || errno == EPERM))
+    /* A runner that died, or a process that only reuses its pid, reads as none (store_sim.c). */
+    if (gq__store_clock_get(st, &old) && old.runner_pid && old.runner_pid != (int64_t)getpid())
         return gq__error(err, GQ_ECONFLICT, "another runner (pid %lld) is driving this database",
                          (long long)old.runner_pid);
+    r->clock.wall_ms = gq__now_ms(); /* before the time: see clock_txn */
     r->now = gq__store_now(st);
+    if (r->o.for_ms && r->o.for_ms > GQ__TIME_MAX_MS - r->now) {
+        gq__format_duration_ms(d, sizeof(d), r->o.for_ms, true);
+        return gq__error(err, GQ_ERANGE, "run length %s (%lld ms) ends past %s, the last time "
+                         "the clock can show", d, (long long)r->o.for_ms,
+                         gq__rfc3339(last, GQ__TIME_MAX_MS));
+    }
     c->seed = r->o.seed ? r->o.seed : (old.rng ? old.rng : 1);
-    r->clock.wall_ms = gq__now_ms();
     r->clock.virtual_ms = r->now;
     r->clock.speed = r->o.speed;
     r->clock.rng = c->seed;
@@ -803,6 +865,11 @@ static int on_change(const gq_schedule_change *c, void *payload)
     return flush(r);
 }
 
+static bool stopping(const struct runner *r)
+{
+    return r->o.stop && *r->o.stop;
+}
+
 static int step(struct runner *r, gq_error *err)
 {
     gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
@@ -822,7 +889,10 @@ static int step(struct runner *r, gq_error *err)
     }
     if ((rc = flush(r)) != 0)
         return rc;
-    if ((rc = gq__engine_schedule(r->db, &so, on_change, r, NULL, err)) != GQ_OK)
+    /* 100,000 pending make a step long: a stop ends it between cycles, skipping the kubelet. */
+    if ((rc = gq__engine_schedule_until(r->db, &so, r->o.stop, NULL, on_change, r, NULL, err)) !=
+            GQ_OK ||
+        stopping(r))
         return rc;
     if ((rc = gq__store_write(r->st, kubelet_txn, r, err)) != GQ_OK) {
         events_clear(r);
@@ -840,11 +910,6 @@ static void sleep_ms(int64_t ms)
         return; /* a signal: let the loop look at its stop flag */
 }
 
-static bool stopping(const struct runner *r)
-{
-    return r->o.stop && *r->o.stop;
-}
-
 /*
  * Wait until the next step is due: 1 to step at r->now, 0 to stop. Others'
  * commits (a submit, a cancel) wake it at once.
@@ -858,8 +923,10 @@ static int wait_due(struct runner *r, int64_t next, int64_t end, int64_t version
 
         if (stopping(r) || (end && now >= end))
             return 0;
-        if (fast && (next || end)) { /* jump: to what is due, or to the end */
-            r->now = end && (!next || next > end) ? end : next;
+        if (fast && (next || end)) { /* jump: to what is due, or to the end; never back */
+            int64_t to = end && (!next || next > end) ? end : next;
+
+            r->now = to > r->now ? to : r->now;
             return 1;
         }
         if (!fast && next && now >= next) {
@@ -905,7 +972,7 @@ static int loop(struct runner *r, gq_error *err)
         version = gq__store_data_version(r->st);
         if (!wait_due(r, next, end, version))
             return GQ_OK;
-        if (r->o.speed <= 0 && (rc = set_clock(r, r->now, 0, (int64_t)getpid(), err)) != GQ_OK)
+        if (r->o.speed <= 0 && (rc = set_clock(r, &r->now, 0, (int64_t)getpid(), err)) != GQ_OK)
             return rc;
     }
 }
@@ -972,8 +1039,8 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
         rc = loop(&r, err);
     gq__engine_hold_wal(r.st, false);
     /* Hand the clock back: it carries on at normal speed from where the run left it. */
-    if (set_clock(&r, r.o.speed > 0 ? gq__store_now(r.st) : r.now, 1.0, 0,
-                  rc == GQ_OK ? err : &ignored_err) != GQ_OK &&
+    if (set_clock(&r, r.o.speed > 0 ? NULL : &r.now, 1.0, 0, rc == GQ_OK ? err : &ignored_err) !=
+            GQ_OK &&
         rc == GQ_OK)
         rc = err ? err->code : GQ_EIO;
     r.stats->end_ms = r.clock.virtual_ms;

@@ -1,9 +1,30 @@
 /*
  * store_sim.c: the database's clock (schema 0006), which every gpuq process
  * reads so that a simulation's virtual time is everyone's time.
+ *
+ * Invariants of the clock row:
+ *   - it never moves back: gq__store_clock_set refuses a row whose time at
+ *     its own wall instant is before what the stored row says at that
+ *     instant (a runner's jump, a hand-back, a claim all move it forward or
+ *     keep it), and reading it saturates instead of overflowing;
+ *   - a runner that died (kill -9, a crash) does not freeze it: a runner is
+ *     recorded with its pid and its process start time (schema 0010,
+ *     /proc/<pid>/stat field 22), so that a dead runner, or a live process
+ *     that merely reuses its pid, reads as no runner at all, and a clock it
+ *     left stepped by hand (speed 0) flows on at speed 1 from its last
+ *     moment, as a clock handed back would.
  */
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engine.h"
 #include "error.h"
 #include "nodes.h"
 #include "store_int.h"
@@ -11,31 +32,125 @@
 
 static int64_t map(const struct gq_clock *c, int64_t wall)
 {
-    double ahead = (double)(wall - c->wall_ms) * c->speed;
+    double ahead = ((double)wall - (double)c->wall_ms) * c->speed;
 
     if (ahead < 0)
         ahead = 0; /* the wall clock stepped back: time stands still, never reverses */
+    /* A row from an older binary may hold any value: saturate, never overflow. */
+    if (ahead >= (double)INT64_MAX || c->virtual_ms > INT64_MAX - (int64_t)ahead)
+        return INT64_MAX;
     return c->virtual_ms + (int64_t)ahead;
 }
 
-bool gq__store_clock_get(struct gq_store *st, struct gq_clock *c)
+/* ------------------------------------------------------------- the runner */
+
+/*
+ * A process's start time in clock ticks since boot (/proc/<pid>/stat field
+ * 22): > 0; -1 when there is no such live process (gone, or a zombie left
+ * by kill -9); 0 when this system has no /proc to ask.
+ */
+static int64_t proc_start(int64_t pid)
 {
-    static const char sql[] =
-        "SELECT wall_ms, virtual_ms, speed, rng, runner_pid FROM clock WHERE id = 1";
+    char path[64], buf[1024], *p, state;
+    unsigned long long start;
+    size_t n;
+    FILE *f;
+    int field;
+
+    if (pid <= 0 || pid > INT_MAX)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+    if (!(f = fopen(path, "r")))
+        return access("/proc/self/stat", R_OK) == 0 ? -1 : 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* The command name (field 2) may hold spaces and parentheses: fields 3.. follow the last ')'. */
+    if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c", &state) != 1)
+        return 0;
+    for (field = 3; field <= 22 && p; field++) /* to the space before each field, up to 22 */
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p, " %llu", &start) != 1)
+        return 0;
+    if (state == 'Z' || state == 'X')
+        return -1;
+    return start > 0 && start <= INT64_MAX ? (int64_t)start : 0;
+}
+
+/*
+ * This process's start time, read once per process (a runner asks at every
+ * cycle whether it still holds the clock). Threads may race to fill it in:
+ * they write the same value, pid last, so a reader that sees the pid sees it.
+ */
+static int64_t own_start(void)
+{
+    static int64_t pid_seen, start_seen;
+    int64_t pid = (int64_t)getpid(), start;
+
+    if (__atomic_load_n(&pid_seen, __ATOMIC_ACQUIRE) == pid)
+        return __atomic_load_n(&start_seen, __ATOMIC_RELAXED);
+    start = proc_start(pid);
+    __atomic_store_n(&start_seen, start, __ATOMIC_RELAXED);
+    __atomic_store_n(&pid_seen, pid, __ATOMIC_RELEASE);
+    return start;
+}
+
+/*
+ * Whether the runner recorded as pid (started at start, 0 when not known)
+ * still runs. Without /proc only the pid can be asked, as before schema 10.
+ */
+static bool runner_live(int64_t pid, int64_t start)
+{
+    int64_t now = pid == (int64_t)getpid() ? own_start() : proc_start(pid);
+
+    if (now == 0)
+        return pid > 0 && pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    return now > 0 && (start <= 0 || now == start);
+}
+
+static int64_t runner_start(int64_t pid)
+{
+    int64_t s = pid == (int64_t)getpid() ? own_start() : proc_start(pid);
+
+    return s > 0 ? s : 0;
+}
+
+/* The row as stored, with its runner's start time; false when there is none. */
+static bool clock_read(struct gq_store *st, struct gq_clock *c, int64_t *start)
+{
+    static const char sql[] = "SELECT wall_ms, virtual_ms, speed, rng, runner_pid, "
+                              "coalesce(runner_start, 0) FROM clock WHERE id = 1";
     sqlite3_stmt *stmt = gq__store_stmt(st, sql, NULL);
     bool found = false;
 
     memset(c, 0, sizeof(*c));
+    *start = 0;
     if (stmt && sqlite3_step(stmt) == SQLITE_ROW) {
         c->wall_ms = sqlite3_column_int64(stmt, 0);
         c->virtual_ms = sqlite3_column_int64(stmt, 1);
         c->speed = sqlite3_column_double(stmt, 2);
         c->rng = (uint64_t)sqlite3_column_int64(stmt, 3);
         c->runner_pid = sqlite3_column_int64(stmt, 4);
+        *start = sqlite3_column_int64(stmt, 5);
         found = true;
     }
     if (stmt)
         sqlite3_reset(stmt);
+    if (!(c->speed >= 0 && c->speed <= DBL_MAX))
+        c->speed = 1.0; /* NaN, infinite or negative: no gpuq wrote it; let time flow */
+    return found;
+}
+
+bool gq__store_clock_get(struct gq_store *st, struct gq_clock *c)
+{
+    int64_t start;
+    bool found = clock_read(st, c, &start);
+
+    if (found && c->runner_pid && !runner_live(c->runner_pid, start)) {
+        c->runner_pid = 0; /* its runner is gone: nobody holds the clock */
+        if (c->speed == 0)
+            c->speed = 1.0;
+    }
     return found;
 }
 
@@ -50,18 +165,45 @@ int64_t gq__store_now(struct gq_store *st)
 int gq__store_clock_set(struct gq_store *st, const struct gq_clock *c, gq_error *err)
 {
     static const char sql[] =
-        "INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed, rng, runner_pid) "
-        "VALUES (1, ?1, ?2, ?3, ?4, nullif(?5, 0))";
-    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+        "INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed, rng, runner_pid, "
+        "runner_start) VALUES (1, ?1, ?2, ?3, ?4, nullif(?5, 0), nullif(?6, 0))";
+    struct gq_clock old;
+    sqlite3_stmt *stmt;
+    int64_t was;
 
-    if (!stmt)
+    if (gq__store_clock_get(st, &old) && c->virtual_ms < (was = map(&old, c->wall_ms))) {
+        char a[GQ_RFC3339_BUFSIZE], b[GQ_RFC3339_BUFSIZE];
+
+        return gq__error(err, GQ_ERANGE, "the clock cannot move back from %s to %s (%lld ms)",
+                         gq__rfc3339(a, was), gq__rfc3339(b, c->virtual_ms),
+                         (long long)c->virtual_ms);
+    }
+    if (!(stmt = gq__store_stmt(st, sql, err)))
         return err ? err->code : GQ_EIO;
     sqlite3_bind_int64(stmt, 1, c->wall_ms);
     sqlite3_bind_int64(stmt, 2, c->virtual_ms);
     sqlite3_bind_double(stmt, 3, c->speed);
     sqlite3_bind_int64(stmt, 4, (int64_t)c->rng);
     sqlite3_bind_int64(stmt, 5, c->runner_pid);
+    sqlite3_bind_int64(stmt, 6, c->runner_pid ? runner_start(c->runner_pid) : 0);
     return gq__store_step_done(st, stmt, err);
+}
+
+/* ------------------------------------------------------ stopping a long read */
+
+/* SQLite's progress handler: a non-zero return interrupts the statement. */
+static int stop_requested(void *payload)
+{
+    const volatile sig_atomic_t *stop = payload;
+
+    return *stop != 0;
+}
+
+void gq__store_watch_stop(struct gq_store *st, volatile sig_atomic_t *stop)
+{
+    /* About every thousand VM steps: a few rows of a big read, microseconds apart. */
+    sqlite3_progress_handler(st->db, stop ? 1000 : 0, stop ? stop_requested : NULL,
+                             (void *)(uintptr_t)stop);
 }
 
 /* ------------------------------------------------------- the simulated kubelet */

@@ -1097,10 +1097,13 @@ static void exec_failures(void)
     size_t i;
     int rc;
 
-    gq__kube_exec_timeout_ms(300);
     for (i = 0; i < NROWS(rows); i++) {
         struct xcase x = {
             V1, rows[i].mode, rows[i].exp, rows[i].ret_api, rows[i].interactive, rows[i].command};
+
+        /* Only the hanging plugin meets the timeout: the others get a minute, so a
+         * loaded machine starting a shell slowly is not taken for a hang. */
+        gq__kube_exec_timeout_ms(strcmp(rows[i].mode, "hang") == 0 ? 300 : 60000);
 
         fresh();
         rc = exec_load(&x, &cfg, &e);

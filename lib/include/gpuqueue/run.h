@@ -27,7 +27,9 @@ typedef struct gq_run_options {
                                      the clock jumping from one due moment to the next */
     int64_t for_ms;               /* stop after this much virtual time; 0: no limit */
     bool until_idle;              /* stop once nothing moved and nothing is due */
-    volatile sig_atomic_t *stop;  /* the caller's signal handler sets it; may be NULL */
+    volatile sig_atomic_t *stop;  /* the caller's signal handler sets it; may be NULL. Looked
+                                     at between steps and between scheduling cycles, and while
+                                     a cycle reads its snapshot (that cycle then rolls back) */
     /* version 2: */
     int64_t default_duration_ms;  /* how long a job with no gpuq.dev/duration runs once its
                                      pods start (GQ_RUN_DEFAULT_DURATION_MS); > 0 */
