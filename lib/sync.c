@@ -4,6 +4,7 @@
  * in provisioning_requests.status, where the engine's check sync reads it
  * exactly as it reads the simulated cluster's.
  */
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -403,7 +404,8 @@ static int sync_open(struct gq_sync *s, gq_db *db, const gq_cluster_options *o, 
     memset(s, 0, sizeof(*s));
     s->db = db;
     s->st = db->st;
-    s->o = *o;
+    /* A version 1 caller's struct ends before refusal_timeout_ms. */
+    memcpy(&s->o, o, o->version >= 2 ? sizeof(*o) : offsetof(gq_cluster_options, refusal_timeout_ms));
     if (!s->o.lease_name)
         s->o.lease_name = "gpuqd-leader";
     gethostname(host, sizeof(host) - 1);
@@ -450,7 +452,7 @@ int gq_cluster_run(gq_db *db, const gq_cluster_options *opts, gq_error *err)
 
     if (!db || !opts)
         return gq__error(err, GQ_EINVALID, "no database or options");
-    if (opts->version != GQ_CLUSTER_OPTIONS_VERSION)
+    if (opts->version < 1 || opts->version > GQ_CLUSTER_OPTIONS_VERSION)
         return gq__error(err, GQ_EINVALID, "gq_cluster_options version %u is not supported",
                          opts->version);
     if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK) {

@@ -73,12 +73,13 @@ typedef struct gq_cluster_options {
     volatile int *ready;             /* set to 1 after the first full sync (may be NULL) */
     gq_cluster_log_fn log;           /* may be NULL */
     void *log_payload;
+    /* version 2 */
     int64_t refusal_timeout_ms;      /* 10 min: a workload holding quota whose writes the
                                         API server refuses this long (retried with backoff
                                         meanwhile) gives the quota back; <= 0: default */
 } gq_cluster_options;
 
-#define GQ_CLUSTER_OPTIONS_VERSION 1
+#define GQ_CLUSTER_OPTIONS_VERSION 2 /* 2: refusal_timeout_ms */
 #define GQ_CLUSTER_OPTIONS_INIT                                                                    \
     {GQ_CLUSTER_OPTIONS_VERSION, {NULL, NULL, NULL, false}, false, NULL, NULL, NULL, 15000,       \
      10000, 2000, true, NULL, NULL, NULL, NULL, NULL, NULL, 600000}
