@@ -25,6 +25,7 @@ struct global {
     const char *color;      /* --color auto|always|never */
     bool no_headers;        /* --no-headers */
     bool help;              /* -h, --help */
+    bool reads_only;        /* the command only reads: it never creates the database (main.c) */
 };
 
 enum flag_type { FLAG_BOOL, FLAG_STRING, FLAG_INT, FLAG_LIST };

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -50,6 +52,39 @@ int cli_write_stdout(const char *buf, size_t len, void *payload)
     return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
 }
 
+/*
+ * How a command that only reads opens path (struct global's reads_only): it
+ * never creates the file (a mistyped --db is an error naming it, not a new
+ * empty database), and opens it read-only when it may not write there (a
+ * copy without write permission, a read-only directory), where a read-write
+ * open fails with "attempt to write a readonly database". 0, or -1 with the
+ * error printed.
+ */
+static int read_mode(const char *path, gq_open_options *o)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    struct stat sb;
+
+    if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+        return 0; /* the library's checks say what is wrong with these */
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            fprintf(stderr, "error: database %s does not exist\n", path);
+        else
+            fprintf(stderr, "error: database %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size == 0) {
+        fprintf(stderr, "error: database %s is empty: no gpuq command has written it\n", path);
+        return -1;
+    }
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    o->readonly = access(path, W_OK) != 0 || access(dir, W_OK) != 0;
+    return 0;
+}
+
 gq_db *cli_open(const struct global *g)
 {
     gq_open_options o = GQ_OPEN_OPTIONS_INIT;
@@ -62,6 +97,19 @@ gq_db *cli_open(const struct global *g)
         path = strdup(g->db_path);
     else if (gq_db_default_path(&path, &err) != GQ_OK) {
         cli_fail(&err);
+        return NULL;
+    }
+    if (!path) {
+        fputs("error: out of memory\n", stderr);
+        return NULL;
+    }
+    if (g->reads_only && !g->db_path && access(path, F_OK) != 0 && errno == ENOENT) {
+        /* Nothing written yet at the default place: read an empty database, as
+         * kubectl lists an empty cluster, and create no file. */
+        gq_free(path);
+        path = strdup(":memory:");
+    } else if (g->reads_only && read_mode(path, &o) != 0) {
+        gq_free(path);
         return NULL;
     }
     if (!path) {

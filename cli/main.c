@@ -182,6 +182,11 @@ int main(int argc, char **argv)
                         "Run 'gpuq --help' for usage.\n", argv[ci]);
         return EXIT_USAGE;
     }
+    /*
+     * Commands that only read never create a database: a mistyped --db is an
+     * error naming it, not a new empty file (cli_open).
+     */
+    g.reads_only = c->run == cmd_list || c->run == cmd_describe || c->run == cmd_report;
     /* The command sees the global flags that came before it, then its own words. */
     memmove(argv + 2, argv + 1, (size_t)(ci - 1) * sizeof(*argv));
     rc = c->run(&g, argc - 2, argv + 2);

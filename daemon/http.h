@@ -2,7 +2,8 @@
  * http.h: gpuqd's own HTTP endpoints (daemon-internal): /healthz, /readyz,
  * /metrics (Prometheus), Kueue's visibility API for pending workloads, and
  * /api/v1/workloads (what `gpuq list -A -o json` prints), read-only, served
- * by libmicrohttpd on its own thread with its own read-only database handle.
+ * by libmicrohttpd on threads of its own with their own read-only database
+ * handle.
  */
 #ifndef GQD_HTTP_H
 #define GQD_HTTP_H

@@ -35,6 +35,8 @@ int gq_db_default_path(char **out, gq_error *err)
     if (env && *env)
         return (*out = strdup(env)) ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
     home = getenv("HOME");
+    if (state && state[0] != '/')
+        state = NULL; /* the XDG Base Directory spec: a relative path is invalid, ignore it */
     if ((!state || !*state) && (!home || !*home))
         return gq__error(err, GQ_EINVALID, "no database path: set GPUQ_DB, XDG_STATE_HOME or HOME");
     n = (state && *state ? strlen(state) : strlen(home) + 13) + 16;
@@ -47,7 +49,8 @@ int gq_db_default_path(char **out, gq_error *err)
     if (gq__mkdir_p(dir, 0700) != 0) {
         int e = errno;
 
-        gq__error(err, GQ_EIO, "cannot create %s: %s", dir, strerror(e));
+        gq__error(err, GQ_EIO, "cannot create directory %s: %s", dir,
+                  e == ENOTDIR ? "it or a directory above it is a file" : strerror(e));
         free(dir);
         return GQ_EIO;
     }

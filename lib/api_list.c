@@ -7,6 +7,7 @@
  * values. Status columns (pending / admitted counts, a ClusterQueue's reason to
  * be inactive) are computed in the query from the same tables admission uses.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "api.h"
 #include "error.h"
 #include "plain.h"
+#include "sort.h"
 #include "store.h"
 #include "util.h"
 
@@ -41,13 +43,17 @@ static size_t state_query(const char *state)
 
 /*
  * Positions in queue: one pass over pending workloads in queue order (read
- * off the workloads_pending_order index, no sort) fills pos[id]; the listing
- * query then just looks them up. Computing them in SQL with a window
- * function and a join cost 200 ms of a 280 ms `gpuq list -A` of 100,000.
+ * off the workloads_pending_order index, no sort) collects (id, position)
+ * pairs; the listing query then looks them up, sorted by id on first use.
+ * Computing them in SQL with a window function and a join cost 200 ms of a
+ * 280 ms `gpuq list -A` of 100,000. Not an array indexed by id: a damaged
+ * file's id may be any 64-bit number.
  */
 struct positions {
-    int64_t *pos;       /* by workload id; -1 where not pending */
-    int64_t n;          /* entries in pos */
+    int64_t *pos;       /* (id, position) pairs, two entries each */
+    int64_t n;          /* pairs in pos */
+    int64_t cap;        /* pairs allocated */
+    bool sorted;        /* pos sorted by id */
     char last_ns[256];  /* the queue of the previous row */
     char last_lq[256];
     int64_t next;       /* the next position in that queue */
@@ -57,41 +63,81 @@ struct positions {
 static int position_row(int ncols, const char *const *v, const int64_t *nums, void *payload)
 {
     struct positions *p = payload;
-    int64_t id = nums[0], *grown;
     const char *ns = v[1] ? v[1] : "", *lq = v[2] ? v[2] : "";
+    int64_t *grown;
 
     (void)ncols;
-    if (id >= p->n) {
-        int64_t n = (id + 1) * 2, i;
+    if (p->n == p->cap) {
+        int64_t cap = p->cap ? p->cap * 2 : 256;
 
-        if (!(grown = realloc(p->pos, (size_t)n * sizeof(*grown)))) {
+        if (!(grown = realloc(p->pos, (size_t)cap * 2 * sizeof(*grown)))) {
             p->failed = true;
             return GQ_ENOMEM;
         }
-        for (i = p->n; i < n; i++)
-            grown[i] = -1;
         p->pos = grown;
-        p->n = n;
+        p->cap = cap;
     }
     if (strcmp(ns, p->last_ns) != 0 || strcmp(lq, p->last_lq) != 0) {
         snprintf(p->last_ns, sizeof(p->last_ns), "%s", ns);
         snprintf(p->last_lq, sizeof(p->last_lq), "%s", lq);
         p->next = 0;
     }
-    if (id >= 0)
-        p->pos[id] = p->next++;
+    p->pos[2 * p->n] = nums[0];
+    p->pos[2 * p->n + 1] = p->next++;
+    p->n++;
+    p->sorted = false;
     return 0;
 }
 
+static int pair_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The position of workload id, or -1 when it is not pending. */
+static int64_t position_of(struct positions *p, int64_t id)
+{
+    const int64_t *hit;
+
+    if (!p->sorted) {
+        gq__qsort(p->pos, (size_t)p->n, 2 * sizeof(*p->pos), pair_cmp);
+        p->sorted = true;
+    }
+    hit = p->n ? bsearch(&id, p->pos, (size_t)p->n, 2 * sizeof(*p->pos), pair_cmp) : NULL;
+    return hit ? hit[1] : -1;
+}
+
+/* Where a page starts: after this workload in the list's order (namespace, created, id). */
+struct wl_key {
+    char ns[256];
+    int64_t created;
+    int64_t id;
+};
+
 struct wl_walk {
     gq_db *db;
+    struct gq_store *st;           /* the transaction's, for the positions read on demand */
     const gq_workload_filter *filter;
     gq_workload_fn fn;
     void *payload;
+    bool want_positions;           /* the state filter lets pending workloads through */
+    bool have_positions;           /* read (on the first pending row, so pages without any
+                                      skip the two passes over the queue) */
     struct positions positions;    /* in the LocalQueue */
     struct positions cq_positions; /* in the ClusterQueue */
     int64_t now;                   /* the database's clock */
+    gq_error *err;                 /* the caller's, for the positions read on demand */
+    int64_t limit;                 /* rows to hand to fn, a page; 0: every row */
+    bool has_after;                /* the page starts after `after`, else at the first row */
+    struct wl_key after;
+    int64_t seen;                  /* rows handed to fn */
+    bool more;                     /* a row came after the limit-th */
+    struct wl_key last;            /* the last row handed to fn */
 };
+
+static int read_positions(struct wl_walk *walk, gq_error *err);
 
 static int wl_row(int n, const char *const *v, const int64_t *nums, void *payload)
 {
@@ -99,8 +145,20 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     int64_t id = nums[18];
     gq_workload_info wl;
     char where[1200];
+    int rc;
 
     (void)n;
+    if (walk->limit > 0 && walk->seen == walk->limit) {
+        walk->more = true; /* the query reads one row past the page to learn this */
+        return 0;
+    }
+    if (walk->want_positions && !walk->have_positions && v[7] && strcmp(v[7], "pending") == 0 &&
+        (rc = read_positions(walk, walk->err)) != GQ_OK)
+        return rc;
+    walk->seen++;
+    snprintf(walk->last.ns, sizeof(walk->last.ns), "%s", v[0] ? v[0] : "");
+    walk->last.created = nums[15];
+    walk->last.id = id;
     wl.namespace = v[0];
     wl.name = v[1];
     wl.uid = v[2];
@@ -115,8 +173,8 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     wl.priority = nums[11];
     wl.pods = nums[12];
     wl.gpus = nums[13];
-    wl.position = id >= 0 && id < walk->positions.n ? walk->positions.pos[id] : -1;
-    wl.position_cq = id >= 0 && id < walk->cq_positions.n ? walk->cq_positions.pos[id] : -1;
+    wl.position = position_of(&walk->positions, id);
+    wl.position_cq = position_of(&walk->cq_positions, id);
     wl.created_ms = nums[15];
     wl.admitted_ms = nums[16];
     wl.finished_ms = nums[17];
@@ -144,65 +202,223 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
     "AND (?5 IS NULL OR w.name = ?5 OR w.job_name = ?5) AND "
 #define WL_ORDER " ORDER BY w.namespace, w.created_at, w.id"
+/*
+ * A page: the rows after ?7..?9 (namespace, created_at, id), at most ?10,
+ * read off workloads_list_order in that order, so that a page costs its own
+ * rows rather than a sort of the whole table (300 ms of 100,000 rows).
+ */
+#define WL_PAGE                                                                                    \
+    " AND (?7 IS NULL OR (w.namespace, w.created_at, w.id) > "                                     \
+    "(?7, CAST(?8 AS INTEGER), CAST(?9 AS INTEGER)))" WL_ORDER " LIMIT CAST(?10 AS INTEGER)"
+
+static const char positions_sql[] =
+    "SELECT id, namespace, local_queue FROM workloads WHERE state = 'pending' "
+    "AND (?1 IS NULL OR namespace = ?1) ORDER BY namespace, local_queue, priority DESC, "
+    "queued_at, id";
+/* The ClusterQueue's heap order spans its LocalQueues: this one sorts. */
+static const char cq_positions_sql[] =
+    "SELECT w.id, '', lq.cluster_queue FROM workloads w JOIN local_queues lq "
+    "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = 'pending' "
+    "ORDER BY lq.cluster_queue, w.priority DESC, w.queued_at, w.id";
+
+/* Positions in both queues, in the walk's transaction. */
+static int read_positions(struct wl_walk *walk, gq_error *err)
+{
+    const char *ns = walk->filter->namespace;
+    int rc;
+
+    walk->have_positions = true;
+    rc = gq__store_query_typed(walk->st, positions_sql, &ns, 1, position_row, &walk->positions,
+                               err);
+    if (rc == GQ_OK)
+        rc = gq__store_query_typed(walk->st, cq_positions_sql, NULL, 0, position_row,
+                                   &walk->cq_positions, err);
+    if (rc != GQ_OK && (walk->positions.failed || walk->cq_positions.failed))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    return rc;
+}
 
 static int list_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char positions_sql[] =
-        "SELECT id, namespace, local_queue FROM workloads WHERE state = 'pending' "
-        "AND (?1 IS NULL OR namespace = ?1) ORDER BY namespace, local_queue, priority DESC, "
-        "queued_at, id";
-    /* The ClusterQueue's heap order spans its LocalQueues: this one sorts. */
-    static const char cq_positions_sql[] =
-        "SELECT w.id, '', lq.cluster_queue FROM workloads w JOIN local_queues lq "
-        "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = 'pending' "
-        "ORDER BY lq.cluster_queue, w.priority DESC, w.queued_at, w.id";
-    static const char *const queries[] = {
-        WL_SELECT "w.state <> 'cancelled'" WL_ORDER,
-        WL_SELECT "1" WL_ORDER,
-        WL_SELECT "w.state IN ('admitted', 'running')" WL_ORDER,
-        WL_SELECT "w.state = 'reserved'" WL_ORDER,
-        WL_SELECT "w.state = lower(?6)" WL_ORDER};
+    static const char *const queries[2][5] = {
+        {WL_SELECT "w.state <> 'cancelled'" WL_ORDER, WL_SELECT "1" WL_ORDER,
+         WL_SELECT "w.state IN ('admitted', 'running')" WL_ORDER,
+         WL_SELECT "w.state = 'reserved'" WL_ORDER, WL_SELECT "w.state = lower(?6)" WL_ORDER},
+        {WL_SELECT "w.state <> 'cancelled'" WL_PAGE, WL_SELECT "1" WL_PAGE,
+         WL_SELECT "w.state IN ('admitted', 'running')" WL_PAGE,
+         WL_SELECT "w.state = 'reserved'" WL_PAGE, WL_SELECT "w.state = lower(?6)" WL_PAGE}};
     struct wl_walk *walk = payload;
     const gq_workload_filter *f = walk->filter;
-    const char *params[6] = {f->namespace, NULL, f->local_queue, f->cluster_queue, f->name,
-                             f->state};
+    const struct wl_key *after = &walk->after;
+    char created[24], id[24], limit[24];
+    const char *params[10] = {f->namespace, NULL, f->local_queue, f->cluster_queue, f->name,
+                              f->state, walk->has_after ? after->ns : NULL, created, id, limit};
     size_t q = state_query(f->state);
+    bool paged = walk->limit > 0;
     int rc;
 
+    snprintf(created, sizeof(created), "%" PRId64, after->created);
+    snprintf(id, sizeof(id), "%" PRId64, after->id);
+    snprintf(limit, sizeof(limit), "%" PRId64, walk->limit + 1);
+    walk->st = st;
+    walk->err = err;
     /* Positions are only shown for pending workloads: skip them when none can show. */
-    if (q <= 1 || (q == 4 && strcasecmp(f->state, "pending") == 0)) {
-        rc = gq__store_query_typed(st, positions_sql, params, 1, position_row, &walk->positions,
-                                   err);
-        if (rc == GQ_OK)
-            rc = gq__store_query_typed(st, cq_positions_sql, NULL, 0, position_row,
-                                       &walk->cq_positions, err);
-        if (rc != GQ_OK)
-            return walk->positions.failed || walk->cq_positions.failed
-                       ? gq__error(err, GQ_ENOMEM, "out of memory")
-                       : rc;
+    walk->want_positions = q <= 1 || (q == 4 && strcasecmp(f->state, "pending") == 0);
+    if (walk->want_positions && !paged && (rc = read_positions(walk, err)) != GQ_OK)
+        return rc;
+    {
+        /* Columns as wl_row reads them; NOT NULL ones checked (struct gq__query). */
+        struct gq__query wq = {queries[paged][q], "workloads:TTTTTttTtttIIIiIii#ii", params,
+                               paged ? 10 : 6};
+
+        rc = gq__store_rows_typed(st, &wq, wl_row, walk, err);
     }
-    return gq__store_query_typed(st, queries[q], params, 6, wl_row, walk, err);
+    if (rc != GQ_OK && (walk->positions.failed || walk->cq_positions.failed))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    return rc;
 }
 
-int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn fn,
-                     void *payload, gq_error *err)
+/* A walk set up for filter (NULL: every workload but cancelled ones). */
+static int walk_init(struct wl_walk *walk, gq_db *db, const gq_workload_filter *filter,
+                     gq_workload_fn fn, void *payload, gq_error *err)
 {
-    gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
-    struct wl_walk walk;
-    int rc;
+    static const gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
 
+    GQ_ASSERT_ARG(db && fn);
     if (!filter)
         filter = &none;
     if (filter->version != GQ_WORKLOAD_FILTER_VERSION)
         return gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
                          filter->version);
-    memset(&walk, 0, sizeof(walk));
-    walk.db = db;
-    walk.filter = filter;
-    walk.fn = fn;
-    walk.payload = payload;
-    walk.now = gq__store_now(db->st);
+    memset(walk, 0, sizeof(*walk));
+    walk->db = db;
+    walk->filter = filter;
+    walk->fn = fn;
+    walk->payload = payload;
+    walk->now = gq__store_now(db->st);
+    return GQ_OK;
+}
+
+/* Forget a rolled-back attempt's rows and positions (the store may run list_txn again). */
+static int page_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct wl_walk *walk = payload;
+
+    free(walk->positions.pos);
+    free(walk->cq_positions.pos);
+    memset(&walk->positions, 0, sizeof(walk->positions));
+    memset(&walk->cq_positions, 0, sizeof(walk->cq_positions));
+    walk->have_positions = walk->more = false;
+    walk->seen = 0;
+    return list_txn(st, walk, err);
+}
+
+int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn fn,
+                     void *payload, gq_error *err)
+{
+    struct wl_walk walk;
+    int rc;
+
+    if ((rc = walk_init(&walk, db, filter, fn, payload, err)) != GQ_OK)
+        return rc;
     rc = gq__store_read(db->st, list_txn, &walk, err);
+    free(walk.positions.pos);
+    free(walk.cq_positions.pos);
+    return rc;
+}
+
+/* ------------------------------------------------------------ continue tokens */
+
+/*
+ * A continue token names the last workload of a page: base64url (RFC 4648,
+ * no padding) of "1/<created_at>/<id>/<namespace>", opaque to clients as the
+ * API server's are. It holds no snapshot: the next page is read afresh, and
+ * a workload is listed once because the order's key never changes.
+ */
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static char *token_encode(const struct wl_key *k)
+{
+    char text[320], *out;
+    int n = snprintf(text, sizeof(text), "1/%" PRId64 "/%" PRId64 "/%s", k->created, k->id, k->ns);
+    size_t i, o = 0, len = n < 0 ? 0 : (size_t)n;
+
+    if (!(out = malloc(len / 3 * 4 + 5)))
+        return NULL;
+    for (i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)(unsigned char)text[i] << 16;
+
+        v |= i + 1 < len ? (uint32_t)(unsigned char)text[i + 1] << 8 : 0;
+        v |= i + 2 < len ? (unsigned char)text[i + 2] : 0;
+        out[o++] = b64[v >> 18];
+        out[o++] = b64[(v >> 12) & 63];
+        if (i + 1 < len)
+            out[o++] = b64[(v >> 6) & 63];
+        if (i + 2 < len)
+            out[o++] = b64[v & 63];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* base64url without padding into text (NUL-terminated); false if it is not that. */
+static bool b64_decode(const char *s, char *text, size_t cap)
+{
+    size_t len = strlen(s), i, o = 0;
+    uint32_t v = 0;
+    int bits = 0;
+
+    if (len % 4 == 1 || len / 4 * 3 + 3 >= cap)
+        return false;
+    for (i = 0; i < len; i++) {
+        const char *p = s[i] ? strchr(b64, s[i]) : NULL;
+
+        if (!p)
+            return false;
+        v = (v << 6) | (uint32_t)(p - b64);
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            text[o++] = (char)((v >> bits) & 0xff);
+        }
+    }
+    text[o] = '\0';
+    return strlen(text) == o; /* no NUL inside */
+}
+
+static int token_decode(struct wl_key *k, const char *token, gq_error *err)
+{
+    char text[320];
+    int used = 0;
+    long long created, id;
+
+    if (!b64_decode(token, text, sizeof(text)) ||
+        sscanf(text, "1/%lld/%lld/%n", &created, &id, &used) != 2 || used == 0 ||
+        !text[used] || strlen(text + used) >= sizeof(k->ns) || id < 0)
+        return gq__error(err, GQ_EINVALID, "invalid continue token \"%.64s\"", token);
+    k->created = created;
+    k->id = id;
+    snprintf(k->ns, sizeof(k->ns), "%s", text + used);
+    return GQ_OK;
+}
+
+int gq_workload_list_page(gq_db *db, const gq_workload_filter *filter, const char *after,
+                          int64_t limit, gq_workload_fn fn, void *payload, char **next_out,
+                          gq_error *err)
+{
+    struct wl_walk walk;
+    int rc;
+
+    GQ_ASSERT_ARG(next_out && limit > 0);
+    *next_out = NULL;
+    if ((rc = walk_init(&walk, db, filter, fn, payload, err)) != GQ_OK)
+        return rc;
+    if (after && (rc = token_decode(&walk.after, after, err)) != GQ_OK)
+        return rc;
+    walk.has_after = after != NULL;
+    walk.limit = limit;
+    rc = gq__store_read(db->st, page_txn, &walk, err);
+    if (rc == GQ_OK && walk.more && !(*next_out = token_encode(&walk.last)))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
     free(walk.positions.pos);
     free(walk.cq_positions.pos);
     return rc;
@@ -212,7 +428,8 @@ int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_workload_fn
 
 struct obj_query {
     enum gq_kind kind;
-    const char *sql; /* ?1 namespace filter (LocalQueue); columns as obj_row reads them */
+    const char *sql;   /* ?1 namespace filter (LocalQueue); columns as obj_row reads them */
+    const char *shape; /* its columns' types (struct gq__query) */
 };
 
 /*
@@ -235,7 +452,8 @@ static const struct obj_query obj_queries[] = {
      "  AND w.state IN ('reserved', 'admitted', 'running')), "
      "(SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "
      "  AND w.state IN ('admitted', 'running')), cq.created_at "
-     "FROM cluster_queues cq ORDER BY cq.name"},
+     "FROM cluster_queues cq ORDER BY cq.name",
+     "cluster_queues:.T.tTT.tIIII"},
     {GQ_KIND_LOCAL_QUEUE,
      "SELECT lq.namespace, lq.name, lq.cluster_queue, NULL, NULL, lq.stop_policy, NULL, NULL, "
      "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
@@ -244,33 +462,35 @@ static const struct obj_query obj_queries[] = {
      "  AND w.local_queue = lq.name AND w.state IN ('reserved', 'admitted', 'running')), "
      "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
      "  AND w.local_queue = lq.name AND w.state IN ('admitted', 'running')), lq.created_at "
-     "FROM local_queues lq WHERE ?1 IS NULL OR lq.namespace = ?1 ORDER BY lq.namespace, lq.name"},
+     "FROM local_queues lq WHERE ?1 IS NULL OR lq.namespace = ?1 ORDER BY lq.namespace, lq.name",
+     "local_queues:TTT..T..IIII"},
     {GQ_KIND_RESOURCE_FLAVOR,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
      "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at "
-     "FROM resource_flavors ORDER BY name"},
+     "FROM resource_flavors ORDER BY name", "resource_flavors:.T....t....I"},
     {GQ_KIND_COHORT,
      "SELECT NULL, name, NULL, parent, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
-     "FROM cohorts ORDER BY name"},
+     "FROM cohorts ORDER BY name", "cohorts:.T.t.......I"},
     {GQ_KIND_PRIORITY_CLASS,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, value, NULL, 0, 0, 0, created_at "
-     "FROM priority_classes ORDER BY name"},
+     "FROM priority_classes ORDER BY name", "priority_classes:.T....I....I"},
     {GQ_KIND_ADMISSION_CHECK,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, controller_name, NULL, 0, 0, 0, created_at "
-     "FROM admission_checks ORDER BY name"},
+     "FROM admission_checks ORDER BY name", "admission_checks:.T....T....I"},
     {GQ_KIND_PROVISIONING_CONFIG,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.spec.provisioningClassName', NULL, "
-     "0, 0, 0, created_at FROM provisioning_configs ORDER BY name"},
+     "0, 0, 0, created_at FROM provisioning_configs ORDER BY name",
+     "provisioning_configs:.T.........I"},
     {GQ_KIND_NAMESPACE,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
-     "FROM namespaces ORDER BY name"},
+     "FROM namespaces ORDER BY name", "namespaces:.T.........I"},
     /* Then: gpusPerNode, minNodes, maxNodes, provisioningTime, stockout. */
     {GQ_KIND_NODE_POOL,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
      "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at, "
      "spec ->> '$.spec.gpusPerNode', spec ->> '$.spec.minNodes', spec ->> '$.spec.maxNodes', "
      "spec ->> '$.spec.provisioningTime', spec ->> '$.spec.stockout' "
-     "FROM node_pools ORDER BY name"},
+     "FROM node_pools ORDER BY name", "node_pools:.T....t....I"},
 };
 
 struct obj_walk {
@@ -342,8 +562,9 @@ int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_ob
     for (i = 0; i < sizeof(obj_queries) / sizeof(obj_queries[0]); i++) {
         if (obj_queries[i].kind == kind) {
             walk.resource = gq__kind_resource(kind);
-            return gq__store_query(db->st, obj_queries[i].sql, &namespace, 1, obj_row, &walk,
-                                   err);
+            struct gq__query q = {obj_queries[i].sql, obj_queries[i].shape, &namespace, 1};
+
+            return gq__store_rows(db->st, &q, obj_row, &walk, err);
         }
     }
     return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
@@ -394,12 +615,14 @@ struct named_walk {
 };
 
 /* Run sql with ?1 namespace, ?2 name; GQ_ENOTFOUND naming resource if a named one is absent. */
-static int named_query(gq_db *db, const char *sql, const char *ns, const char *name,
-                       gq__row_fn row, struct named_walk *walk, const char *resource,
+static int named_query(gq_db *db, const char *sql, const char *shape, const char *ns,
+                       const char *name, gq__row_fn row, struct named_walk *walk,
+                       const char *resource,
                        gq_error *err)
 {
     const char *params[2] = {ns, name};
-    int rc = gq__store_query(db->st, sql, params, 2, row, walk, err);
+    struct gq__query q = {sql, shape, params, 2};
+    int rc = gq__store_rows(db->st, &q, row, walk, err);
 
     if (rc == GQ_OK && name && !walk->found)
         rc = gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", resource, name);
@@ -460,7 +683,8 @@ int gq_provreq_list(gq_db *db, const char *namespace, const char *name, gq_provr
     struct named_walk walk = {fn, NULL, payload, false};
 
     GQ_ASSERT_ARG(db && fn);
-    return named_query(db, provreq_sql, namespace, name, provreq_row, &walk,
+    return named_query(db, provreq_sql, "provisioning_requests:TTTtTIT....TT.I", namespace,
+                       name, provreq_row, &walk,
                        "provisioningrequests.autoscaling.x-k8s.io", err);
 }
 
@@ -525,5 +749,6 @@ int gq_podtemplate_list(gq_db *db, const char *namespace, const char *name, gq_p
     struct named_walk walk = {NULL, fn, payload, false};
 
     GQ_ASSERT_ARG(db && fn);
-    return named_query(db, podtemplate_sql, namespace, name, pt_row, &walk, "podtemplates", err);
+    return named_query(db, podtemplate_sql, "provisioning_requests:TtTT...TI", namespace, name,
+                       pt_row, &walk, "podtemplates", err);
 }

@@ -329,6 +329,7 @@ int gq__mkdir_p(const char *path, unsigned int mode)
 {
     char buf[4096], *p;
     size_t n = strlen(path);
+    struct stat sb;
 
     if (n == 0 || n >= sizeof(buf)) {
         errno = ENAMETOOLONG;
@@ -345,5 +346,12 @@ int gq__mkdir_p(const char *path, unsigned int mode)
     }
     if (mkdir(buf, mode) != 0 && errno != EEXIST)
         return -1;
+    /* EEXIST also means a file of that name: say so now, not as "unable to open" later. */
+    if (stat(buf, &sb) != 0)
+        return -1;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }

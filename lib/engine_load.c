@@ -8,6 +8,7 @@
  * Tree nodes: ClusterQueues first (node i is cqs[i]), then cohorts, named
  * ones and the implicit ones a ClusterQueue or a Cohort's parentName names.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct loader {
     struct gq_snapshot *s;
     struct gq_store *st;
     gq_error *err;
+    char table[32];            /* the table being read, for messages */
     struct gq_object *flavors; /* decoded ResourceFlavors, by interned index */
     size_t nflavor_objs;
     struct qrow *q;
@@ -82,12 +84,23 @@ int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc,
     return GQ_OK;
 }
 
-/* A stored canonical spec back into an object. */
+/*
+ * A stored canonical spec back into an object. It is text this program
+ * wrote, so one that does not decode means the file is damaged.
+ */
 static int decode_spec(struct loader *l, const char *spec, struct gq_object *out)
 {
+    gq_error why = {0, ""};
+    int rc;
+
     memset(out, 0, sizeof(*out));
-    return gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, gq__take_object,
-                             out, l->err);
+    rc = gq__manifest_load(NULL, spec, strlen(spec), "spec", NULL, NULL, gq__take_object, out,
+                           &why);
+    if (rc == GQ_ENOMEM)
+        return gq__error(l->err, rc, "%s", why.msg);
+    if (rc != GQ_OK)
+        return gq__store_damaged(l->st, l->err, "%s: %.100s", l->table, why.msg);
+    return GQ_OK;
 }
 
 /* ----------------------------------------------------------------- rows */
@@ -324,6 +337,7 @@ static int wl_row(int n, const char *const *v, void *p)
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
     struct gq_snap_wl *wl;
+    int rc;
 
     (void)n;
     if (gq__grow(&s->wls, &l->capwls, s->nwls, sizeof(*s->wls)) < 0 ||
@@ -358,7 +372,11 @@ static int wl_row(int n, const char *const *v, void *p)
         wl->cq = gq__intern_find(&l->cqnames, v[6]);
     else if (wl->lq >= 0)
         wl->cq = s->lqs[wl->lq].cq;
-    return gq__manifest_podsets(s, wl, v[11], l->err);
+    rc = gq__manifest_podsets(s, wl, v[11], l->err);
+    if (rc == GQ_EIO) /* text this program wrote: it parsed once */
+        return gq__store_damaged(l->st, l->err,
+                                 "workloads row %" PRId64 ": podsets is not valid JSON", wl->id);
+    return rc;
 }
 
 static int find_wl(const struct loader *l, int64_t id)
@@ -411,47 +429,55 @@ static int failed_row(int n, const char *const *v, void *p)
 
 /* ------------------------------------------------------------- queries */
 
+/* Shapes (struct gq__query): a NULL where the schema has none never reaches a row. */
 static const struct {
     const char *sql;
+    const char *shape;
     gq__row_fn fn;
 } loads[] = {
-    {"SELECT name, spec FROM resource_flavors ORDER BY name", flavor_row},
-    {"SELECT name, parent, spec FROM cohorts ORDER BY name", cohort_row},
-    {"SELECT name, spec FROM cluster_queues ORDER BY name", cq_row},
-    {"SELECT name, spec FROM provisioning_configs ORDER BY name", prc_row},
-    {"SELECT name, spec FROM admission_checks ORDER BY name", check_row},
+    {"SELECT name, spec FROM resource_flavors ORDER BY name", "resource_flavors:TT", flavor_row},
+    {"SELECT name, parent, spec FROM cohorts ORDER BY name", "cohorts:TtT", cohort_row},
+    {"SELECT name, spec FROM cluster_queues ORDER BY name", "cluster_queues:TT", cq_row},
+    {"SELECT name, spec FROM provisioning_configs ORDER BY name", "provisioning_configs:TT",
+     prc_row},
+    {"SELECT name, spec FROM admission_checks ORDER BY name", "admission_checks:TT", check_row},
     {"SELECT owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, "
      "borrowing_limit, lending_limit FROM quotas ORDER BY owner_kind, owner, group_index, "
      "flavor_index",
-     quota_row},
+     "quotas:TTIITTIii", quota_row},
     {"SELECT namespace, name, cluster_queue, stop_policy FROM local_queues "
      "ORDER BY namespace, name",
-     lq_row},
-    {"SELECT name, spec FROM namespaces ORDER BY name", ns_row},
-    {"SELECT spec FROM configurations", config_row},
+     "local_queues:TTTT", lq_row},
+    {"SELECT name, spec FROM namespaces ORDER BY name", "namespaces:TT", ns_row},
+    {"SELECT spec FROM configurations", "configurations:T", config_row},
     {"SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, state, "
      "reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at "
      "FROM workloads "
      "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id",
-     wl_row},
+     "workloads:#TTTTttITttTIiti", wl_row},
     {"SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
      "ON w.id = u.workload_id WHERE w.state IN ('reserved', 'admitted', 'running') "
      "ORDER BY u.workload_id, u.flavor, u.resource",
-     usage_row},
+     "usage:ITTI", usage_row},
     {"SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
      "WHERE w.failed_flavors IS NOT NULL "
      "AND w.state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY w.id",
-     failed_row},
+     "workloads:#T.", failed_row},
 };
 
 static int read_all(struct loader *l)
 {
+    struct gq__query q = {NULL, NULL, NULL, 0};
     size_t i;
     int rc;
 
-    for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++)
-        if ((rc = gq__store_query(l->st, loads[i].sql, NULL, 0, loads[i].fn, l, l->err)) != 0)
+    for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+        q.sql = loads[i].sql;
+        q.shape = loads[i].shape;
+        snprintf(l->table, sizeof(l->table), "%.*s", (int)strcspn(q.shape, ":"), q.shape);
+        if ((rc = gq__store_rows(l->st, &q, loads[i].fn, l, l->err)) != 0)
             return rc;
+    }
     return GQ_OK;
 }
 

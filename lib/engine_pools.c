@@ -70,12 +70,13 @@ static int pool_row(int n, const char *const *v, void *payload)
 int gq__engine_load_pools(struct gq_store *st, struct gq_sim_pool **out, size_t *n, gq_error *err)
 {
     static const char sql[] = "SELECT name, spec FROM node_pools ORDER BY name";
+    struct gq__query q = {sql, "node_pools:TT", NULL, 0}; /* a NULL is damage, not a pool */
     struct pools p = {NULL, 0, 0, err};
     int rc;
 
     *out = NULL;
     *n = 0;
-    rc = gq__store_query(st, sql, NULL, 0, pool_row, &p, err);
+    rc = gq__store_rows(st, &q, pool_row, &p, err);
     if (rc != GQ_OK) {
         gq__sim_pools_free(p.v, p.n);
         return rc;

@@ -67,7 +67,8 @@ static int out_flush(struct out *o)
 
 static int out_put(struct out *o, const char *s, size_t n)
 {
-    if (o->rc)
+    /* Nothing to add: no memcpy into a page's buffer that is not allocated yet (NULL). */
+    if (o->rc || n == 0)
         return o->rc;
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : OUT_CHUNK;
@@ -239,6 +240,7 @@ struct render {
     bool stop;        /* one object was asked for and has been written */
     gq_error *err;
     json_object *flavors; /* ResourceFlavor specs read so far, by name (the release) */
+    const char *cont;     /* a List's metadata.continue; borrowed, NULL for none */
 };
 
 /* --------------------------------------------------------------------- YAML */
@@ -459,8 +461,10 @@ static int yaml_end(struct render *r)
 /* --------------------------------------------------------------------- sink */
 
 static const char json_list_head[] = "{\n    \"apiVersion\": \"v1\",\n    \"items\": ";
-static const char json_list_tail[] = ",\n    \"kind\": \"List\",\n    \"metadata\": {\n        "
-                                     "\"resourceVersion\": \"\"\n    }\n}\n";
+#define JSON_LIST_KIND ",\n    \"kind\": \"List\",\n    \"metadata\": {\n        "
+static const char json_list_tail[] = JSON_LIST_KIND "\"resourceVersion\": \"\"\n    }\n}\n";
+/* Where a List's metadata.continue goes in the tail: first in metadata, in key order. */
+#define JSON_LIST_CONTINUE_AT (sizeof(JSON_LIST_KIND) - 1)
 
 static int sink_begin(struct render *r)
 {
@@ -499,7 +503,15 @@ static int sink_end(struct render *r)
             return rc;
     } else if (r->list) {
         out_str(&r->out, r->n == 0 ? "[]" : "\n    ]");
-        out_str(&r->out, json_list_tail);
+        if (r->cont) {
+            out_put(&r->out, json_list_tail, JSON_LIST_CONTINUE_AT);
+            out_str(&r->out, "\"continue\": ");
+            json_put_string(&r->out, r->cont, strlen(r->cont));
+            out_str(&r->out, ",\n        ");
+            out_str(&r->out, json_list_tail + JSON_LIST_CONTINUE_AT);
+        } else {
+            out_str(&r->out, json_list_tail);
+        }
     } else {
         out_str(&r->out, "\n");
     }
@@ -574,7 +586,7 @@ static json_object *object_base(
 
     if (!root || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        gq__error(r->err, GQ_EIO, "stored object \"%s\" is not valid JSON", name);
+        gq__store_damaged(r->db->st, r->err, "the spec of \"%.60s\" is not a JSON object", name);
         return NULL;
     }
     meta = child(root, "metadata", json_type_object);
@@ -777,8 +789,9 @@ add_flavors(struct render *r, json_object *status, const char *cq, const char *n
 {
     const char *params[3] = {cq, ns, lq};
     struct flavors f = {json_object_new_array(), json_object_new_array(), lq == NULL};
-    int rc = gq__store_query(r->db->st, lq ? lq_flavors_sql : cq_flavors_sql, params, lq ? 3 : 1,
-                             flavor_row, &f, r->err);
+    struct gq__query q = {lq ? lq_flavors_sql : cq_flavors_sql, "quotas:TTIII", params,
+                          lq ? 3 : 1};
+    int rc = gq__store_rows(r->db->st, &q, flavor_row, &f, r->err);
 
     json_object_object_add(status, "flavorsReservation", f.reservation);
     json_object_object_add(status, "flavorsUsage", f.usage);
@@ -799,33 +812,42 @@ struct objects {
  * Columns: namespace, name, uid, spec, created_at, updated_at, and for
  * LocalQueues cluster_queue and stop_policy. ?1 namespace, ?2 name (NULL: all).
  */
+#define OBJECT_SHAPE ".TTTII"
 static const struct {
     enum gq_kind kind;
     const char *sql;
+    const char *shape; /* its columns' types (struct gq__query) */
 } object_sql[] = {
     {GQ_KIND_NAMESPACE, "SELECT NULL, name, uid, spec, created_at, updated_at FROM namespaces "
-                        "WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                        "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
     {GQ_KIND_RESOURCE_FLAVOR, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                              "FROM resource_flavors WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                              "FROM resource_flavors WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                              OBJECT_SHAPE},
     {GQ_KIND_COHORT, "SELECT NULL, name, uid, spec, created_at, updated_at FROM cohorts "
-                     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
     {GQ_KIND_CLUSTER_QUEUE, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                            "FROM cluster_queues WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                            "FROM cluster_queues WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                            OBJECT_SHAPE},
     {GQ_KIND_LOCAL_QUEUE,
      "SELECT namespace, name, uid, spec, created_at, updated_at, cluster_queue, stop_policy "
      "FROM local_queues WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR name = ?2) "
-     "ORDER BY namespace, name"},
+     "ORDER BY namespace, name",
+     "local_queues:TTTTIITT"},
     {GQ_KIND_PRIORITY_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                             "FROM priority_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                             "FROM priority_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                             OBJECT_SHAPE},
     {GQ_KIND_ADMISSION_CHECK, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                              "FROM admission_checks WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                              "FROM admission_checks WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                              OBJECT_SHAPE},
     {GQ_KIND_PROVISIONING_CONFIG,
      "SELECT NULL, name, uid, spec, created_at, updated_at FROM provisioning_configs "
-     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
     {GQ_KIND_CONFIGURATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                            "FROM configurations WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                            "FROM configurations WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                            OBJECT_SHAPE},
     {GQ_KIND_NODE_POOL, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                        "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name"},
+                        "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                        OBJECT_SHAPE},
 };
 
 static int queue_status(struct objects *q, json_object *root, const char *const *v)
@@ -884,8 +906,11 @@ static int render_objects(struct render *r, enum gq_kind kind, const char *ns, c
         rc = qstats_load(r, "clusterqueue", &q.cqs);
     if (rc == GQ_OK && kind == GQ_KIND_LOCAL_QUEUE)
         rc = qstats_load(r, "localqueue", &q.lqs);
-    if (rc == GQ_OK)
-        rc = gq__store_query(r->db->st, object_sql[i].sql, params, 2, object_row, &q, r->err);
+    if (rc == GQ_OK) {
+        struct gq__query oq = {object_sql[i].sql, object_sql[i].shape, params, 2};
+
+        rc = gq__store_rows(r->db->st, &oq, object_row, &q, r->err);
+    }
     qstats_clear(&q.cqs);
     qstats_clear(&q.lqs);
     if (rc == GQ_OK && name && r->n == 0)
@@ -1081,14 +1106,17 @@ static int provreq_row(int n, const char *const *v, void *payload)
     json_object *pr = json_tokener_parse(v[0]), *pts = json_tokener_parse(v[1]), *st;
     size_t i;
 
-    (void)n;
     if (pr && v[2] && (st = json_tokener_parse(v[2])) != NULL)
         json_object_object_add(pr, "status", st);
     if (pr) {
         json_object_array_add(p->objects, pr);
         json_object_array_add(p->updates, v[3] ? json_tokener_parse(v[3]) : NULL);
     }
-    for (i = 0; pts && i < json_object_array_length(pts); i++)
+    if (!json_object_is_type(pts, json_type_array)) /* damaged: json-c asserts the type */
+        n = 0;
+    else
+        n = (int)json_object_array_length(pts);
+    for (i = 0; i < (size_t)n; i++)
         json_object_array_add(p->objects, json_object_get(json_object_array_get_idx(pts, i)));
     json_object_put(pts);
     return 0;
@@ -1276,6 +1304,8 @@ static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *
         "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
         "ORDER BY p.check_name, p.attempt";
     json_object *status = child(root, "status", json_type_object), *g, *checks, *prs;
+    struct gq__query checks_q = {checks_sql, "workload_checks:TTtI", &wl->uid, 1};
+    struct gq__query prs_q = {prs_sql, "provisioning_requests:TTtt", &wl->uid, 1};
     struct provreqs p;
     int rc;
 
@@ -1285,9 +1315,8 @@ static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *
     checks = json_object_new_array();
     prs = p.objects = json_object_new_array();
     p.updates = json_object_new_array();
-    if ((rc = gq__store_query(r->db->st, checks_sql, &wl->uid, 1, check_row, checks, r->err)) ==
-        GQ_OK)
-        rc = gq__store_query(r->db->st, prs_sql, &wl->uid, 1, provreq_row, &p, r->err);
+    if ((rc = gq__store_rows(r->db->st, &checks_q, check_row, checks, r->err)) == GQ_OK)
+        rc = gq__store_rows(r->db->st, &prs_q, provreq_row, &p, r->err);
     if (json_object_array_length(checks))
         json_object_object_add(status, "admissionChecks", json_object_get(checks));
     if (json_object_array_length(prs) && json_object_object_get_ex(status, "gpuq", &g))
@@ -1320,7 +1349,8 @@ static int wl_row(const gq_workload_info *wl, void *payload)
         "evicted_at, evictions, duration_ms FROM workloads WHERE uid = ?1";
     struct render *r = payload;
     struct wl_render w = {r, wl, NULL};
-    int rc = gq__store_query(r->db->st, sql, &wl->uid, 1, spec_row, &w, r->err);
+    struct gq__query q = {sql, "workloads:TtIttti.i", &wl->uid, 1};
+    int rc = gq__store_rows(r->db->st, &q, spec_row, &w, r->err);
 
     if (rc == GQ_OK && w.root)
         rc = wl_checks(r, wl, w.root);
@@ -1488,4 +1518,158 @@ int gq_render(gq_db *db,
     json_object_put(r.flavors);
     free(r.out.buf);
     return rc;
+}
+
+/* ------------------------------------------------------------ the pager */
+
+struct gq_render_pager {
+    gq_workload_filter filter; /* its strings point into strs */
+    char *strs[5];             /* owned copies of the filter's strings */
+    char *after;               /* owned continue token of the next page; NULL: the first */
+    int64_t limit;             /* items in the List at most; 0: every one */
+    size_t written;            /* items written by the pages so far */
+    bool begun;                /* the List's head has been written */
+    bool done;                 /* the List has been ended */
+};
+
+struct pager_args {
+    struct render *r;
+    gq_render_pager *p;
+    char *next; /* the page's gq_workload_list_page token; owned */
+};
+
+/* The page's items, then the List's end or (mid-List) what the buffer holds. */
+static int pager_page(struct pager_args *a, gq_error *err)
+{
+    struct render *r = a->r;
+    gq_render_pager *p = a->p;
+    int64_t page = GQ_RENDER_PAGE;
+    int rc;
+
+    if (p->limit > 0 && p->limit - (int64_t)p->written < page)
+        page = p->limit - (int64_t)p->written;
+    rc = gq_workload_list_page(r->db, &p->filter, p->after, page, wl_row, r, &a->next, err);
+    if (rc != GQ_OK)
+        return rc;
+    if (!a->next || (p->limit > 0 && (int64_t)r->n == p->limit)) {
+        r->cont = a->next; /* only a List cut at its limit says where to go on */
+        return sink_end(r);
+    }
+    if (!r->begun && (rc = sink_begin(r)) != GQ_OK)
+        return rc;
+    return out_flush(&r->out);
+}
+
+static int pager_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct pager_args *a = payload;
+    struct render *r = a->r;
+    int rc;
+
+    (void)st;
+    render_reset(r);
+    r->n = a->p->written;
+    r->begun = a->p->begun;
+    r->cont = NULL;
+    gq_free(a->next);
+    a->next = NULL;
+    rc = pager_page(a, err);
+    if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_EBUSY && r->out.wrote) {
+        char msg[sizeof(err->msg)];
+
+        snprintf(msg, sizeof(msg), "%s", err ? err->msg : "database is busy");
+        rc = gq__error(err, GQ_EIO, "%s", msg);
+    }
+    return rc;
+}
+
+static bool pager_copy(gq_render_pager *p, const gq_workload_filter *f)
+{
+    const char *from[5] = {f->namespace, f->state, f->local_queue, f->cluster_queue, f->name};
+    size_t i;
+
+    for (i = 0; i < 5; i++)
+        if (from[i] && !(p->strs[i] = strdup(from[i])))
+            return false;
+    p->filter.namespace = p->strs[0];
+    p->filter.state = p->strs[1];
+    p->filter.local_queue = p->strs[2];
+    p->filter.cluster_queue = p->strs[3];
+    p->filter.name = p->strs[4];
+    return true;
+}
+
+int gq_render_pager_new(gq_render_pager **out,
+                        const gq_workload_filter *filter,
+                        const char *continue_token,
+                        int64_t limit,
+                        gq_error *err)
+{
+    gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
+    gq_render_pager *p;
+
+    GQ_ASSERT_ARG(out);
+    *out = NULL;
+    if (!filter)
+        filter = &none;
+    if (filter->version != GQ_WORKLOAD_FILTER_VERSION)
+        return gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
+                         filter->version);
+    if (limit < 0)
+        return gq__error(err, GQ_EINVALID, "invalid limit %" PRId64 ": want 0 or more", limit);
+    if (!(p = calloc(1, sizeof(*p))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    p->filter = none;
+    p->limit = limit;
+    if (!pager_copy(p, filter) || (continue_token && !(p->after = strdup(continue_token)))) {
+        gq_render_pager_free(p);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    *out = p;
+    return GQ_OK;
+}
+
+int gq_render_pager_next(
+    gq_render_pager *p, gq_db *db, gq_write_fn fn, void *payload, bool *done_out, gq_error *err)
+{
+    struct render r;
+    struct pager_args a = {&r, p, NULL};
+    int rc = GQ_OK;
+
+    GQ_ASSERT_ARG(p && db && fn && done_out);
+    memset(&r, 0, sizeof(r));
+    r.db = db;
+    r.format = GQ_FORMAT_JSON;
+    r.list = true;
+    r.out.fn = fn;
+    r.out.payload = payload;
+    r.err = err;
+    if (!p->done && (rc = gq__store_read(db->st, pager_txn, &a, err)) == GQ_OK) {
+        p->done = r.cont != NULL || !a.next || (p->limit > 0 && (int64_t)r.n == p->limit);
+        p->written = r.n;
+        p->begun = true;
+        gq_free(p->after);
+        p->after = a.next;
+        a.next = NULL;
+    }
+    *done_out = p->done;
+    gq_free(a.next);
+    render_reset(&r);
+    json_object_put(r.flavors);
+    free(r.out.buf);
+    return rc;
+}
+
+void gq_render_pager_free(gq_render_pager *p)
+{
+    size_t i;
+
+    if (!p)
+        return;
+    for (i = 0; i < 5; i++)
+        free(p->strs[i]);
+    gq_free(p->after);
+    free(p);
 }

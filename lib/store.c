@@ -16,7 +16,9 @@
  * "database is locked" unless the lock is held longer than the retries last.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +52,39 @@
 
 /* --------------------------------------------------------------- errors */
 
+int gq__store_damaged(struct gq_store *st, gq_error *err, const char *fmt, ...)
+{
+    char detail[160];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    /* The path may be long: the advice is kept whole, the path cut short. */
+    return gq__error(err, GQ_EIO, "database %.*s is damaged (%s); run gpuqd --check",
+                     (int)(sizeof(err->msg) - strlen(detail) - 48), st->path, detail);
+}
+
+/*
+ * Whether SQLite's complaint means the file is damaged: its own corruption
+ * codes, or a JSON function refusing a stored column (every JSON the
+ * queries read is text this program wrote; parameters are never JSON).
+ */
+static bool is_damage(struct gq_store *st, int rc)
+{
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
+        return true;
+    return (rc & 0xff) == SQLITE_ERROR && st->db &&
+           strcmp(sqlite3_errmsg(st->db), "malformed JSON") == 0;
+}
+
 int gq__store_sqlerr(struct gq_store *st, int rc, gq_error *err, const char *what)
 {
     int code = GQ_EIO;
 
+    if (is_damage(st, rc))
+        return gq__store_damaged(st, err, "%s: %s", what,
+                                 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
     if (rc == SQLITE_NOMEM)
         code = GQ_ENOMEM;
     else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
@@ -97,6 +128,10 @@ int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err)
     char *msg = NULL;
     int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 
+    if (rc != SQLITE_OK && is_damage(st, rc)) {
+        sqlite3_free(msg);
+        return gq__store_sqlerr(st, rc, err, "statement");
+    }
     if (rc != SQLITE_OK) {
         gq__error(err, GQ_EIO, "%s: %s", st->path, msg ? msg : sqlite3_errstr(rc));
         if ((rc & 0xff) == SQLITE_BUSY)
@@ -238,16 +273,86 @@ static int wal_hook(void *payload, sqlite3 *db, const char *name, int frames)
     return SQLITE_OK;
 }
 
-/* Create a missing database file 0600 before SQLite opens it (it would use 0644). */
-static void precreate(const char *path)
+/* A file name (not ":memory:", not a URI), for which the checks below apply. */
+static bool is_file_path(const char *path)
+{
+    return strcmp(path, ":memory:") != 0 && strncmp(path, "file:", 5) != 0;
+}
+
+/* The directory part of path ("." when it has none) into buf. */
+static void dir_of(char *buf, size_t size, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(buf, size, ".");
+    else
+        snprintf(buf, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/*
+ * Why a missing database file cannot be created at path: its directory is
+ * missing or is not a directory (SQLite says only "unable to open").
+ */
+static int check_dir(const char *path, gq_error *err)
+{
+    struct stat sb;
+    char dir[4096];
+
+    dir_of(dir, sizeof(dir), path);
+    if (stat(dir, &sb) != 0)
+        return gq__error(err, GQ_EIO, "cannot create database %s: directory %s: %s", path, dir,
+                         strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return gq__error(err, GQ_EIO, "cannot create database %s: %s is not a directory", path,
+                         dir);
+    return GQ_OK;
+}
+
+/*
+ * What SQLite would do wrong with path, said before it does it: an empty
+ * path is a temporary database that keeps nothing; a dangling symbolic link
+ * would be followed and its target created with the umask's mode; a
+ * read-only open of a missing file would say only "unable to open".
+ */
+static int check_path(const char *path, bool create, gq_error *err)
+{
+    struct stat sb;
+
+    if (!path[0])
+        return gq__error(err, GQ_EINVALID, "invalid database path \"\": it is empty");
+    if (!is_file_path(path))
+        return GQ_OK;
+    if (lstat(path, &sb) != 0)
+        return !create ? gq__error(err, GQ_ENOTFOUND, "database %s does not exist", path)
+                       : check_dir(path, err);
+    if (S_ISLNK(sb.st_mode) && stat(path, &sb) != 0)
+        return gq__error(err, GQ_EINVALID,
+                         "database path %s is a symbolic link to a missing file; "
+                         "refusing to create its target",
+                         path);
+    if (S_ISDIR(sb.st_mode))
+        return gq__error(err, GQ_EINVALID, "database path %s is a directory", path);
+    return GQ_OK;
+}
+
+/*
+ * Create a missing database file 0600 before SQLite opens it (it would use
+ * 0666 less the umask, and give its -wal and -shm the same mode). O_NOFOLLOW:
+ * a symbolic link put there since check_path is not followed.
+ */
+static int precreate(const char *path, gq_error *err)
 {
     int fd;
 
-    if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
-        return;
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (!is_file_path(path))
+        return GQ_OK;
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0)
         close(fd);
+    else if (errno != EEXIST)
+        return gq__error(err, GQ_EIO, "cannot create database %s: %s", path, strerror(errno));
+    return GQ_OK;
 }
 
 static int configure(struct gq_store *st, const struct gq_store_options *opts, gq_error *err)
@@ -284,11 +389,90 @@ static int configure(struct gq_store *st, const struct gq_store_options *opts, g
     return gq__store_exec(st, "PRAGMA journal_mode=WAL", err);
 }
 
+/*
+ * A read-only connection to a WAL database needs its -shm, which it cannot
+ * create where the directory is not writable (SQLite: "attempt to write a
+ * readonly database"). With no log to read, the file alone is the
+ * database, and SQLite's immutable=1 reads it without the -shm; with a log
+ * that cannot be read, say so.
+ */
+static bool wal_is_empty(const char *path)
+{
+    char wal[4096];
+    struct stat sb;
+
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    return stat(wal, &sb) != 0 || sb.st_size == 0;
+}
+
+/* path as a file: URI with immutable=1 (RFC 3986: %, ? and # escaped). */
+static char *immutable_uri(const char *path)
+{
+    size_t n = strlen(path), i, j = 0;
+    char *uri = malloc(n * 3 + 32);
+
+    if (!uri)
+        return NULL;
+    j += (size_t)sprintf(uri, "file:");
+    for (i = 0; i < n; i++) {
+        if (path[i] == '%' || path[i] == '?' || path[i] == '#')
+            j += (size_t)sprintf(uri + j, "%%%02X", (unsigned char)path[i]);
+        else
+            uri[j++] = path[i];
+    }
+    strcpy(uri + j, "?immutable=1");
+    return uri;
+}
+
+/* Open st->path read-only; immutable when its -shm cannot be made (see wal_is_empty). */
+static int open_readonly(struct gq_store *st, const struct gq_store_options *opts, gq_error *err)
+{
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_READONLY, rc, v;
+    char *uri;
+
+    if ((rc = check_path(st->path, false, err)) != GQ_OK)
+        return rc;
+    if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK)
+        return gq__store_sqlerr(st, sqlite3_errcode(st->db), err, "open");
+    rc = read_user_version(st, &v, err);
+    if (rc == GQ_OK || !is_file_path(st->path) ||
+        (sqlite3_errcode(st->db) & 0xff) != SQLITE_READONLY)
+        return rc == GQ_OK ? configure(st, opts, err) : rc;
+    if (!wal_is_empty(st->path))
+        return gq__error(err, GQ_EIO,
+                         "database %s is read-only and its -wal log cannot be read "
+                         "without write access to its directory",
+                         st->path);
+    sqlite3_close(st->db);
+    st->db = NULL;
+    if (!(uri = immutable_uri(st->path)))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    rc = sqlite3_open_v2(uri, &st->db, flags, NULL);
+    free(uri);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "open");
+    return configure(st, opts, err);
+}
+
+static int open_readwrite(struct gq_store *st, const struct gq_store_options *opts,
+                          gq_error *err)
+{
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_READWRITE |
+                SQLITE_OPEN_CREATE;
+    int rc;
+
+    if ((rc = check_path(st->path, true, err)) != GQ_OK || (rc = precreate(st->path, err)) != GQ_OK)
+        return rc;
+    if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK)
+        return gq__store_sqlerr(st, sqlite3_errcode(st->db), err, "open");
+    return configure(st, opts, err);
+}
+
 int gq__store_open(struct gq_store **out, const char *path, const struct gq_store_options *opts,
                    gq_error *err)
 {
     struct gq_store *st;
-    int flags, rc;
+    int rc;
 
     *out = NULL;
     st = calloc(1, sizeof(*st));
@@ -297,17 +481,8 @@ int gq__store_open(struct gq_store **out, const char *path, const struct gq_stor
         return gq__error(err, GQ_ENOMEM, "out of memory");
     }
     st->readonly = opts && opts->readonly;
-    flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
-            (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    if (!st->readonly)
-        precreate(path);
-    rc = sqlite3_open_v2(path, &st->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        rc = gq__store_sqlerr(st, rc, err, "open");
-        gq__store_close(st);
-        return rc;
-    }
-    if ((rc = configure(st, opts, err)) != GQ_OK || (rc = migrate(st, err)) != GQ_OK) {
+    rc = st->readonly ? open_readonly(st, opts, err) : open_readwrite(st, opts, err);
+    if (rc != GQ_OK || (rc = migrate(st, err)) != GQ_OK) {
         gq__store_close(st);
         return rc;
     }
@@ -452,33 +627,98 @@ static void done(sqlite3_stmt *stmt, bool own)
     sqlite3_clear_bindings(stmt);
 }
 
-static int query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
-                 gq__row_fn row, gq__typed_row_fn typed_row, void *payload, gq_error *err)
+/* The rows' name before "table:" in shape into buf ("a row" without one); the letters after it. */
+static const char *shape_letters(const char *shape, char *buf, size_t size)
+{
+    const char *colon = strchr(shape, ':');
+
+    snprintf(buf, size, "%.*s", colon ? (int)(colon - shape) : 0, shape);
+    return colon ? colon + 1 : shape;
+}
+
+/* The row's id for messages: its '#' column, or 0. */
+static int64_t shape_id(sqlite3_stmt *stmt, const char *letters)
+{
+    const char *hash = strchr(letters, '#');
+
+    return hash ? sqlite3_column_int64(stmt, (int)(hash - letters)) : 0;
+}
+
+/* What is wrong with column i for its shape letter c, or NULL; typed: integers go to nums. */
+static const char *column_fault(sqlite3_stmt *stmt, int i, char c, bool typed)
+{
+    int type = sqlite3_column_type(stmt, i);
+
+    if (type == SQLITE_NULL)
+        return c == 'T' || c == 'I' || c == '#' ? "is NULL" : NULL;
+    if ((c == 'I' || c == 'i' || c == '#') && type != SQLITE_INTEGER)
+        return "is not an integer";
+    if ((c == 'T' || c == 't') && typed && type == SQLITE_INTEGER)
+        return "is not text";
+    return NULL;
+}
+
+int gq__store_row_check(struct gq_store *st, sqlite3_stmt *stmt, const char *shape, bool typed,
+                        gq_error *err)
+{
+    const char *letters, *fault = NULL;
+    char table[64];
+    int i, n = sqlite3_column_count(stmt);
+    int64_t id;
+
+    if (!shape)
+        return GQ_OK;
+    letters = shape_letters(shape, table, sizeof(table));
+    for (i = 0; i < n && letters[i] && !fault; i++)
+        fault = column_fault(stmt, i, letters[i], typed);
+    if (!fault)
+        return GQ_OK;
+    id = shape_id(stmt, letters);
+    if (table[0] && id)
+        return gq__store_damaged(st, err, "%s row %" PRId64 ": %s %s", table, id,
+                                 sqlite3_column_name(stmt, i - 1), fault);
+    return gq__store_damaged(st, err, "%s%scolumn %s %s", table, table[0] ? ": " : "",
+                             sqlite3_column_name(stmt, i - 1), fault);
+}
+
+/* One row's values as query's callbacks take them (see gq__store_query_typed). */
+static void row_values(sqlite3_stmt *stmt, int n, bool typed, const char **vals, int64_t *nums)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        nums[i] = 0;
+        if (typed && sqlite3_column_type(stmt, i) == SQLITE_INTEGER) {
+            nums[i] = sqlite3_column_int64(stmt, i);
+            vals[i] = NULL;
+        } else {
+            vals[i] = (const char *)sqlite3_column_text(stmt, i);
+        }
+    }
+}
+
+static int query(struct gq_store *st, const struct gq__query *q, gq__row_fn row,
+                 gq__typed_row_fn typed_row, void *payload, gq_error *err)
 {
     const char *vals[64];
     int64_t nums[64];
-    sqlite3_stmt *stmt = cached(st, sql);
+    sqlite3_stmt *stmt = cached(st, q->sql);
     bool own = !stmt;
     int i, n, rc;
 
-    if (own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+    if (own && (rc = sqlite3_prepare_v2(st->db, q->sql, -1, &stmt, NULL)) != SQLITE_OK)
         return gq__store_sqlerr(st, rc, err, "query");
-    for (i = 0; i < nparams; i++)
-        gq__bind_text(stmt, i + 1, params[i]);
+    for (i = 0; i < q->nparams; i++)
+        gq__bind_text(stmt, i + 1, q->params[i]);
     n = sqlite3_column_count(stmt);
     if (n > 64)
         n = 64;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        for (i = 0; i < n; i++) {
-            nums[i] = 0;
-            if (typed_row && sqlite3_column_type(stmt, i) == SQLITE_INTEGER) {
-                nums[i] = sqlite3_column_int64(stmt, i);
-                vals[i] = NULL;
-            } else {
-                vals[i] = (const char *)sqlite3_column_text(stmt, i);
-            }
+        /* Checked first: reading a column as text may change the type SQLite reports. */
+        if ((rc = gq__store_row_check(st, stmt, q->shape, typed_row, err)) == GQ_OK) {
+            row_values(stmt, n, typed_row, vals, nums);
+            rc = typed_row ? typed_row(n, vals, nums, payload) : row(n, vals, payload);
         }
-        rc = typed_row ? typed_row(n, vals, nums, payload) : row(n, vals, payload);
         if (rc != 0) {
             done(stmt, own);
             return rc;
@@ -493,13 +733,29 @@ static int query(struct gq_store *st, const char *sql, const char *const *params
 int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
                     gq__row_fn row, void *payload, gq_error *err)
 {
-    return query(st, sql, params, nparams, row, NULL, payload, err);
+    struct gq__query q = {sql, NULL, params, nparams};
+
+    return query(st, &q, row, NULL, payload, err);
 }
 
 int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
                           int nparams, gq__typed_row_fn row, void *payload, gq_error *err)
 {
-    return query(st, sql, params, nparams, NULL, row, payload, err);
+    struct gq__query q = {sql, NULL, params, nparams};
+
+    return query(st, &q, NULL, row, payload, err);
+}
+
+int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
+                   gq_error *err)
+{
+    return query(st, q, row, NULL, payload, err);
+}
+
+int gq__store_rows_typed(struct gq_store *st, const struct gq__query *q, gq__typed_row_fn row,
+                         void *payload, gq_error *err)
+{
+    return query(st, q, NULL, row, payload, err);
 }
 
 int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,

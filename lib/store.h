@@ -27,8 +27,13 @@ struct gq_store_options {
 
 /*
  * Open (creating when allowed) and migrate the database at path; ":memory:"
- * works. GQ_ESCHEMA when the file's user_version is newer than this program's
- * schema; GQ_EIO for anything SQLite refuses, with its message and the path.
+ * works. A new file is made 0600 (its -wal and -shm follow its mode).
+ * GQ_EINVALID for an empty path or a dangling symbolic link (never followed
+ * to create its target); GQ_ENOTFOUND when a read-only open finds no file (a
+ * read-only WAL database whose -shm cannot be made is read immutable when its
+ * log is empty); GQ_ESCHEMA when the file's user_version is newer than this
+ * program's schema; GQ_EIO for anything SQLite refuses, with its message and
+ * the path, or gq__store_damaged's message for a damaged file.
  */
 int gq__store_open(struct gq_store **out, const char *path, const struct gq_store_options *opts,
                    gq_error *err);

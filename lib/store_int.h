@@ -40,6 +40,9 @@ int gq__store_move(struct gq_store *st, const char *sql, int64_t id, int64_t now
                    gq_error *err);
 /* Delete the usage rows of a workload that let go of its quota. */
 int gq__store_drop_usage(struct gq_store *st, int64_t id, gq_error *err);
+/* The row stmt stands on against shape (see struct gq__query); typed as query_typed reads it. */
+int gq__store_row_check(struct gq_store *st, sqlite3_stmt *stmt, const char *shape, bool typed,
+                        gq_error *err);
 /* Bind text or NULL; the text must outlive the step (SQLITE_STATIC). */
 void gq__bind_text(sqlite3_stmt *stmt, int i, const char *s);
 

@@ -361,6 +361,89 @@ static void busy(void)
     rmdir(dir);
 }
 
+/* ---------------------------------------------------------------- damage */
+
+static int count_row(int n, const char *const *v, void *payload)
+{
+    (void)n;
+    (void)v;
+    ++*(int *)payload;
+    return 0;
+}
+
+/*
+ * What SQLite hands back from a damaged file reaches no row callback: a NULL
+ * or a wrong type in a column the shape says cannot hold one is one error
+ * naming the database, the table, the row and the column (issue 13 item 4).
+ */
+static const struct {
+    const char *values; /* the one row of t(id, a, b) */
+    const char *shape;
+    int rows;           /* rows the callback sees; 0 with an error */
+    const char *msg;    /* in the error */
+} shape_cases[] = {
+    {"(1, 'x', 2)", "t:#TI", 1, NULL},
+    {"(1, NULL, 2)", "t:#tI", 1, NULL},
+    {"(1, NULL, 2)", "t:#TI", 0, "is damaged (t row 1: a is NULL); run gpuqd --check"},
+    {"(7, 'x', 'two')", "t:#TI", 0, "(t row 7: b is not an integer)"},
+    {"(7, 'x', NULL)", "t:#Ti", 1, NULL},
+    {"(7, 'x', NULL)", "#TI", 0, "(column b is NULL)"},
+    {"(7, 5, 2)", "t:#TI", 1, NULL}, /* untyped rows read integers as text */
+};
+
+static void shapes(void)
+{
+    struct gq_store *st = open_mem();
+    gq_error err = {0, ""};
+    char sql[128];
+    size_t i;
+
+    query1(st, "CREATE TABLE t(id, a, b)", NULL);
+    for (i = 0; i < sizeof(shape_cases) / sizeof(shape_cases[0]); i++) {
+        struct gq__query q = {"SELECT id, a, b FROM t", shape_cases[i].shape, NULL, 0};
+        int rows = 0, rc;
+
+        query1(st, "DELETE FROM t", NULL);
+        snprintf(sql, sizeof(sql), "INSERT INTO t VALUES %s", shape_cases[i].values);
+        query1(st, sql, NULL);
+        err.msg[0] = '\0';
+        rc = gq__store_rows(st, &q, count_row, &rows, &err);
+        CHECKF(rows == shape_cases[i].rows, "row %zu: %d rows", i, rows);
+        CHECKF((rc == GQ_OK) == !shape_cases[i].msg, "row %zu: rc %d %s", i, rc, err.msg);
+        if (shape_cases[i].msg)
+            CHECKF(rc == GQ_EIO && strstr(err.msg, shape_cases[i].msg) &&
+                       strncmp(err.msg, "database :memory: is damaged", 28) == 0,
+                   "row %zu: %s", i, err.msg);
+    }
+    gq__store_close(st);
+}
+
+/* Stored JSON a query's JSON function refuses is damage too, in the same words. */
+static void damaged_json(void)
+{
+    struct gq_store *st = open_mem();
+    gq_error err = {0, ""};
+    struct one o = {""};
+
+    query1(st, "CREATE TABLE j(spec)", NULL);
+    query1(st, "INSERT INTO j VALUES ('{\"a\":')", NULL);
+    CHECK(gq__store_query(st, "SELECT spec ->> '$.a' FROM j", NULL, 0, one_row, &o, &err) ==
+          GQ_EIO);
+    CHECKF(strstr(err.msg, "is damaged (") && strstr(err.msg, "malformed JSON); run gpuqd --check"),
+           "%s", err.msg);
+    gq__store_close(st);
+}
+
+/* An empty path would be SQLite's temporary database, which keeps nothing. */
+static void empty_path(void)
+{
+    struct gq_store *st = NULL;
+    gq_error err = {0, ""};
+
+    CHECK(gq__store_open(&st, "", NULL, &err) == GQ_EINVALID && st == NULL);
+    CHECKF(strstr(err.msg, "\"\"") != NULL, "%s", err.msg);
+}
+
 int main(void)
 {
     TEST_RUN(migrations);
@@ -369,5 +452,8 @@ int main(void)
     TEST_RUN(workload_lifecycle);
     TEST_RUN(events_append_only);
     TEST_RUN(busy);
+    TEST_RUN(shapes);
+    TEST_RUN(damaged_json);
+    TEST_RUN(empty_path);
     return TEST_DONE();
 }

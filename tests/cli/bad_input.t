@@ -84,3 +84,13 @@ $ gpuq frobnicate
 $ gpuq list -o xml
 !~ error: unable to match a printer suitable for the output format "xml".*
 ? 2
+# Issue 13, F2: an empty --db is refused, not SQLite's temporary database that keeps nothing.
+$ gpuq --db "" apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
+! error: invalid database path "": it is empty
+? 1
+# Issue 13, F22: a command that only reads never creates the database it is pointed at.
+$ gpuq --db $TMP/typo.db list -A
+!~ error: database \S*/typo\.db does not exist
+? 1
+$ test -e $TMP/typo.db || echo absent
+> absent

@@ -212,6 +212,19 @@ GQ_EXTERN int gq_workload_list(gq_db *db, const gq_workload_filter *filter, gq_w
                                void *payload, gq_error *err);
 
 /**
+ * One page of gq_workload_list: at most limit (> 0) workloads, those after the
+ * one the continue token after names (NULL: from the first), read in one
+ * transaction. A token holds no snapshot: each page is read afresh, and a
+ * workload present throughout is listed exactly once over the pages.
+ * @param[out] next_out the token of this page's last workload when more
+ *             follow, else NULL; gq_free it
+ * @return GQ_OK; GQ_EINVALID for a token that is not one of ours (naming it).
+ */
+GQ_EXTERN int gq_workload_list_page(gq_db *db, const gq_workload_filter *filter, const char *after,
+                                    int64_t limit, gq_workload_fn fn, void *payload,
+                                    char **next_out, gq_error *err);
+
+/**
  * Cancel a pending or admitted workload, by workload or job name. Its quota,
  * if it held any, is released exactly once.
  * @param[out] name_out the workload's name (gq_free), may be NULL
@@ -356,6 +369,43 @@ typedef int (*gq_write_fn)(const char *buf, size_t len, void *payload);
 GQ_EXTERN int gq_render(gq_db *db, const char *resource, const char *namespace, const char *name,
                         const gq_workload_filter *filter, gq_format format, gq_write_fn fn,
                         void *payload, gq_error *err);
+
+/*
+ * The workload List of gq_render (-o json) written a page at a time, each page
+ * read in its own transaction, so that a List of any length costs the memory
+ * of a page: what gpuqd streams to an HTTP client, and its ?limit=&continue=.
+ */
+typedef struct gq_render_pager gq_render_pager;
+
+/** Workloads rendered per gq_render_pager_next call at most. */
+#define GQ_RENDER_PAGE 250
+
+/**
+ * A pager over the workloads filter selects (NULL: as gq_render's default),
+ * starting after the workload the continue token names (NULL: the first).
+ * limit 0: the whole rest, with no metadata.continue (from the first, the
+ * bytes gq_render writes when nothing changes meanwhile); limit > 0: a List
+ * of at most limit items, with metadata.continue when more follow.
+ * @param[out] out free with gq_render_pager_free
+ * @return GQ_OK; GQ_EINVALID for a bad filter version or a negative limit;
+ *         GQ_ENOMEM. A token that is not one of ours is refused by the first
+ *         gq_render_pager_next (GQ_EINVALID, naming it), before it writes.
+ */
+GQ_EXTERN int gq_render_pager_new(gq_render_pager **out, const gq_workload_filter *filter,
+                                  const char *continue_token, int64_t limit, gq_error *err);
+
+/**
+ * Write the next page to fn (the first call starts the List, the last ends
+ * it). db may differ from call to call (a reopened handle).
+ * @param[out] done_out true once the List has been ended
+ * @return GQ_OK; GQ_EBUSY before anything of the page was written; GQ_EIO;
+ *         GQ_ENOMEM; fn's non-zero return.
+ */
+GQ_EXTERN int gq_render_pager_next(gq_render_pager *p, gq_db *db, gq_write_fn fn, void *payload,
+                                   bool *done_out, gq_error *err);
+
+/** Free p; NULL is a no-op. */
+GQ_EXTERN void gq_render_pager_free(gq_render_pager *p);
 
 /**
  * kubectl-describe-style text for one object (gq_free the result).
