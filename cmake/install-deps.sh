@@ -4,7 +4,9 @@
 # (sqlite3, libcurl, json-c, libyaml, libuuid; libmicrohttpd for gpuqd's
 # endpoints), and what the tests use: openssl (the fake API server's CA) and
 # python3-prometheus-client (the /metrics format check); chromium, test-only
-# (the headless check of `gpuq report --html`). Non-interactive;
+# (the headless check of `gpuq report --html`); clang-14 and its libFuzzer
+# runtime (libclang-rt-14-dev), for ctest fuzz_short's clang build of
+# tests/fuzz/. Non-interactive;
 # runs apt-get through sudo when not root. Safe to run again: installs nothing
 # the second time.
 set -eu
@@ -14,7 +16,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for pkg in gcc make cmake ninja-build pkg-config python3 \
            libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev \
            libmicrohttpd-dev openssl python3-prometheus-client \
-           chromium; do
+           chromium clang-14 libclang-rt-14-dev; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 # The cluster tests drive the fake API server with kubectl (1.32 on the CI image). Where

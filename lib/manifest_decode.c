@@ -34,16 +34,26 @@
 
 size_t gq__mf_push(struct gq__mf_ctx *c, const char *name)
 {
-    size_t mark = c->len, room = sizeof(c->path) - 1 - c->len, n = strlen(name);
+    static const char hex[] = "0123456789abcdef";
+    size_t mark = c->len, end = sizeof(c->path) - 1;
 
-    if (c->len && room) {
+    if (c->len && c->len < end)
         c->path[c->len++] = '.';
-        room--;
+    /* A map key may hold a newline: escaped, so that messages stay one line (fuzz_manifest). */
+    for (; *name && c->len < end; name++) {
+        unsigned char ch = (unsigned char)*name;
+
+        if (ch >= 0x20 && ch != 0x7f) {
+            c->path[c->len++] = (char)ch;
+        } else if (c->len + 4 <= end) {
+            memcpy(c->path + c->len, "\\x", 2);
+            c->path[c->len + 2] = hex[ch >> 4];
+            c->path[c->len + 3] = hex[ch & 0xf];
+            c->len += 4;
+        } else {
+            break;
+        }
     }
-    if (n > room)
-        n = room;
-    memcpy(c->path + c->len, name, n);
-    c->len += n;
     c->path[c->len] = '\0';
     return mark;
 }

@@ -25,6 +25,7 @@
 
 #include "error.h"
 #include "manifest.h"
+#include "util.h"
 
 #define PIPELINE_MIN_BYTES (256u << 10) /* smaller files are loaded on one thread */
 #define QUEUE_SIZE 256                   /* objects in flight between the stages */
@@ -38,19 +39,34 @@ struct load {
     void *payload;
 };
 
+/*
+ * s as written, or quoted and escaped when it holds a control character: a
+ * name is shown before it is validated, and "a\nb" must not split the
+ * message's line (found by tests/fuzz/fuzz_manifest.c).
+ */
+static const char *shown(char buf[GQ_QUOTE_BUFSIZE], const char *s)
+{
+    const char *p;
+
+    for (p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return gq__quote(buf, s, strlen(s));
+    return s;
+}
+
 /* "job.yaml: document 2 (Job default/sample-job)" in front of err's message. */
 static int locate(const struct gq_doc_loc *loc, const struct gq_object *obj, gq_error *err)
 {
     const char *name = obj->meta.name ? obj->meta.name : obj->meta.generate_name;
-    char item[32] = "";
+    char item[32] = "", qns[GQ_QUOTE_BUFSIZE], qname[GQ_QUOTE_BUFSIZE];
 
     if (loc->item)
         snprintf(item, sizeof(item), " item %d", loc->item);
     if (obj->kind != GQ_KIND_NONE && name)
         return gq__error_prefix(err, "%s: document %d%s (%s %s%s%s)", loc->source, loc->index,
                                 item, gq__kind_name(obj->kind),
-                                obj->meta.namespace ? obj->meta.namespace : "",
-                                obj->meta.namespace ? "/" : "", name);
+                                obj->meta.namespace ? shown(qns, obj->meta.namespace) : "",
+                                obj->meta.namespace ? "/" : "", shown(qname, name));
     return gq__error_prefix(err, "%s: document %d%s", loc->source, loc->index, item);
 }
 

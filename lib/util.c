@@ -104,13 +104,43 @@ void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact)
         snprintf(buf + n, size - n, "%" PRId64 "%ss", sec, fs);
 }
 
+/* Seconds since the epoch of 0000-01-01T00:00:00Z and of 9999-12-31T23:59:59Z. */
+#define RFC3339_MIN_S INT64_C(-62167219200)
+#define RFC3339_MAX_S INT64_C(253402300799)
+
+/* Hinnant's civil_from_days: the proleptic Gregorian date of a day count since 1970-01-01. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    int64_t era, doe, yoe, doy, mp;
+
+    z += 719468;
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/*
+ * Always four year digits, as RFC 3339 requires (strftime's %Y wrote "999"
+ * for the year 999). RFC 3339 has no years outside 0000..9999, which the
+ * parser never accepts either, so a time beyond them is printed as the first
+ * or last second of that range, as Go's MarshalJSON refuses to print it.
+ */
 const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms)
 {
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
+    int64_t s = ms / 1000 - (ms % 1000 < 0), days, secs, y;
+    int m, d;
 
-    if (!gmtime_r(&t, &tm) || !strftime(buf, GQ_RFC3339_BUFSIZE, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(buf, GQ_RFC3339_BUFSIZE, "1970-01-01T00:00:00Z");
+    s = s < RFC3339_MIN_S ? RFC3339_MIN_S : s > RFC3339_MAX_S ? RFC3339_MAX_S : s;
+    days = s / 86400 - (s % 86400 < 0);
+    secs = s - days * 86400;
+    civil_from_days(days, &y, &m, &d);
+    snprintf(buf, GQ_RFC3339_BUFSIZE, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d,
+             (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
     return buf;
 }
 
@@ -417,7 +447,8 @@ static bool parse_zone(const char *s, int64_t *ms)
     *ms += frac;
     if ((*s == 'Z' || *s == 'z') && !s[1])
         return true;
-    if ((*s != '+' && *s != '-') || s[3] != ':' || s[6])
+    /* The length first: "+", "+0" or "-" end before s[3] (fuzz_rfc3339 found the over-read). */
+    if ((*s != '+' && *s != '-') || strlen(s) != 6 || s[3] != ':')
         return false;
     sign = *s == '-' ? -1 : 1;
     if (!digits(s + 1, 2, &hh) || !digits(s + 4, 2, &mm) || hh > 23 || mm > 59)

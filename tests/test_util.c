@@ -1,8 +1,9 @@
 /*
  * test_util.c: SHA-1 against FIPS 180-4's vectors, Kueue's workload names
  * (expected values computed independently with Python's hashlib), UIDs, and
- * the message quoting every error uses.
+ * the message quoting every error uses, durations and RFC 3339 times.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,92 @@ static void duration_text(void)
     }
 }
 
+/*
+ * RFC 3339 times as Kubernetes writes them. Each input is copied into a
+ * buffer of exactly its length, so AddressSanitizer catches a read past the
+ * NUL: the zones "+", "+0" and "-" were read up to five bytes too far
+ * (tests/fuzz/crashes/rfc3339/).
+ */
+static void rfc3339_times(void)
+{
+    static const struct {
+        const char *in;
+        bool ok;
+        int64_t ms;
+    } rows[] = {
+        {"2026-01-01T00:00:00Z", true, INT64_C(1767225600000)},
+        {"2026-01-01t00:00:00z", true, INT64_C(1767225600000)},
+        {"2026-01-01T00:00:00.25Z", true, INT64_C(1767225600250)},
+        {"2026-01-01T00:00:00.123456789Z", true, INT64_C(1767225600123)},
+        {"2026-01-01T01:30:00+01:30", true, INT64_C(1767225600000)},
+        {"2025-12-31T23:00:00-01:00", true, INT64_C(1767225600000)},
+        {"2024-02-29T00:00:00Z", true, INT64_C(1709164800000)},
+        {"2026-01-01T00:00:00+", false, 0},
+        {"2026-01-01T00:00:00+0", false, 0},
+        {"2026-01-01T00:00:00-", false, 0},
+        {"2026-01-01T00:00:00+01", false, 0},
+        {"2026-01-01T00:00:00+01:0", false, 0},
+        {"2026-01-01T00:00:00+01:000", false, 0},
+        {"2026-01-01T00:00:00+24:00", false, 0},
+        {"2026-01-01T00:00:00.Z", false, 0},
+        {"2026-01-01T00:00:00.5", false, 0},
+        {"2026-01-01T00:00:00", false, 0},
+        {"2025-02-29T00:00:00Z", false, 0},
+        {"2026-13-01T00:00:00Z", false, 0},
+        {"2026-01-01 00:00:00Z", false, 0},
+    };
+    size_t i, n;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        int64_t ms = -42;
+        char *s = malloc((n = strlen(rows[i].in)) + 1);
+        bool ok;
+
+        if (!s)
+            abort();
+        memcpy(s, rows[i].in, n + 1);
+        ok = gq__parse_rfc3339(s, &ms);
+        CHECKF(ok == rows[i].ok && (!ok || ms == rows[i].ms), "row %zu \"%s\": %d, %lld", i,
+               rows[i].in, ok, (long long)ms);
+        free(s);
+    }
+}
+
+/*
+ * Issue 13 F21: RFC 3339 output has four year digits, also before the year
+ * 1000 (strftime's %Y wrote "999-..."), and a time outside 0000..9999, which
+ * no input can give, prints as the nearest end of that range.
+ */
+static void rfc3339_format(void)
+{
+    static const struct {
+        int64_t ms;
+        const char *want;
+    } rows[] = {
+        {0, "1970-01-01T00:00:00Z"},
+        {1767225599999, "2025-12-31T23:59:59Z"},
+        {-1, "1969-12-31T23:59:59Z"},
+        {-30610224000000, "1000-01-01T00:00:00Z"},
+        {-30610224001000, "0999-12-31T23:59:59Z"},
+        {-62135596800000, "0001-01-01T00:00:00Z"},
+        {-62167219200000, "0000-01-01T00:00:00Z"},
+        {-62167219200001, "0000-01-01T00:00:00Z"},
+        {INT64_MIN, "0000-01-01T00:00:00Z"},
+        {253402300799000, "9999-12-31T23:59:59Z"},
+        {253402300800000, "9999-12-31T23:59:59Z"},
+        {INT64_MAX, "9999-12-31T23:59:59Z"},
+    };
+    char buf[GQ_RFC3339_BUFSIZE];
+    int64_t back;
+    size_t i;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        gq__rfc3339(buf, rows[i].ms);
+        CHECKF(strcmp(buf, rows[i].want) == 0, "row %zu: %s, want %s", i, buf, rows[i].want);
+        CHECKF(gq__parse_rfc3339(buf, &back), "row %zu: %s does not read back", i, buf);
+    }
+}
+
 int main(void)
 {
     TEST_RUN(sha1_vectors);
@@ -162,5 +249,7 @@ int main(void)
     TEST_RUN(quoting);
     TEST_RUN(durations);
     TEST_RUN(duration_text);
+    TEST_RUN(rfc3339_times);
+    TEST_RUN(rfc3339_format);
     return TEST_DONE();
 }
