@@ -86,20 +86,36 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
     return q;
 }
 
-/* Copy len bytes of src to dst plus a NUL, control characters made '?'; returns the width. */
-static uint32_t copy_text(char *dst, const char *src, size_t len)
+/* A C1 control (U+0080-U+009F) encoded in UTF-8: terminals act on these as on C0. */
+static bool is_c1(const unsigned char *s, size_t left)
 {
+    return left >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+}
+
+/*
+ * Copy len bytes of src to dst plus a NUL, C0 and C1 control characters and
+ * DEL each made one '?'; *len_out gets the bytes copied. Returns the width.
+ */
+static uint32_t copy_text(char *dst, const char *src, size_t len, uint32_t *len_out)
+{
+    const unsigned char *s = (const unsigned char *)src;
     uint32_t width = 0;
+    size_t i, n = 0;
 
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)src[i];
+    for (i = 0; i < len; i++) {
+        unsigned char c = s[i];
 
-        if (c < 0x20 || c == 0x7f)
+        if (is_c1(s + i, len - i)) {
             c = '?';
-        dst[i] = (char)c;
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            c = '?';
+        }
+        dst[n++] = (char)c;
         width += (c & 0xc0) != 0x80;
     }
-    dst[len] = '\0';
+    dst[n] = '\0';
+    *len_out = (uint32_t)n;
     return width;
 }
 
@@ -130,9 +146,8 @@ static int append_row(struct table *t, const char *const *cells)
         if (p == NULL)
             return -1;
         t->arena = p;
-        row[i].len = (uint32_t)len;
-        row[i].width = copy_text(t->arena + used, s, len);
-        used += len + 1;
+        row[i].width = copy_text(t->arena + used, s, len, &row[i].len);
+        used += row[i].len + 1;
     }
     t->arena_len = used;
     t->rows++;

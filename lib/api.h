@@ -50,4 +50,11 @@ void gq__apply_forget(gq_db *db);
 /* mkdir -p with the given mode for created directories; 0 or -1 with errno. */
 int gq__mkdir_p(const char *path, unsigned int mode);
 
+/*
+ * p's control characters as visible text (ESC "^[", CR "\r", C1 "\u009b"),
+ * tabs, newlines and form feeds kept, appended to out (describe.c).
+ */
+struct gq__str;
+void gq__describe_escape(struct gq__str *out, const char *p, size_t len);
+
 #endif

@@ -43,16 +43,17 @@ static int connect_to(struct gq_kube **out, const gq_kube_target *t, gq_error *e
 
 static int answer(const struct gq_kube_resp *r, const char *what, gq_error *err)
 {
+    char line[GQ_KUBE_STATUS_LINE];
+
     if (r->status == 404)
         return gq__error(err, GQ_ENOTFOUND, "%s: not found", what);
+    if (r->status >= 200 && r->status <= 299)
+        return GQ_OK;
+    gq__kube_status_line(line, sizeof(line), r);
     if (r->status == 409)
-        return gq__error(err, GQ_EEXISTS, "%s: %s", what, gq__kube_status_message(r));
-    if (r->status == 401 || r->status == 403)
-        return gq__error(err, GQ_EK8S, "%s: %s", what, gq__kube_status_message(r));
-    if (r->status < 200 || r->status > 299)
-        return gq__error(err, r->status == 422 || r->status == 400 ? GQ_EINVALID : GQ_EK8S,
-                         "%s: %ld %s", what, r->status, gq__kube_status_message(r));
-    return GQ_OK;
+        return gq__error(err, GQ_EEXISTS, "%s: %s", what, line);
+    return gq__error(err, r->status == 422 || r->status == 400 ? GQ_EINVALID : GQ_EK8S, "%s: %s",
+                     what, line);
 }
 
 int gq_kube_submit(const gq_kube_target *t, const char *manifest, size_t len, char **name_out,

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api.h" /* gq__describe_escape */
 #include "error.h"
 #include "gpuqueue/validate.h"
 #include "kube.h"
@@ -540,6 +541,7 @@ static int align(char **out, const char *text, gq_error *err);
 
 static int describe_text(char **out, json_object *job, json_object *prs, gq_error *err)
 {
+    struct gq__str esc = {NULL, 0, 0, false};
     struct item it;
     char *raw = NULL;
     size_t len = 0;
@@ -555,8 +557,15 @@ static int describe_text(char **out, json_object *job, json_object *prs, gq_erro
     }
     put_job(f, &it);
     put_requests(f, prs, it.wl.uid);
-    rc = fclose(f) == 0 ? align(out, raw, err) : gq__error(err, GQ_ENOMEM, "out of memory");
+    /* annotations and condition messages are anyone's text: escaped as describe.c does */
+    if (fclose(f) == 0) {
+        gq__describe_escape(&esc, raw, len);
+        gq__str_add(&esc, "", 0); /* NUL-terminated even when empty */
+    }
+    rc = esc.p && !esc.failed ? align(out, esc.p, err)
+                              : gq__error(err, GQ_ENOMEM, "out of memory");
 out:
+    free(esc.p);
     free(raw);
     free(it.name);
     json_object_put(it.admission);

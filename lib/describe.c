@@ -167,9 +167,10 @@ static void tab_segment(struct gq__str *out, const char *text, size_t len)
  * characters and DEL in the same caret notation ("^G" for BEL), and the C1
  * controls (U+0080..U+009F, which some terminals obey) as "\u009b". Tabs,
  * newlines and form feeds are the layout's own marks and are left alone
- * (the queries turn those of stored text into spaces and "\n").
+ * (the queries turn those of stored text into spaces and "\n"). Shared
+ * with cluster-mode describe (api_kube_read.c), so both print alike.
  */
-static void put_escaped(struct gq__str *out, const char *p, size_t len)
+void gq__describe_escape(struct gq__str *out, const char *p, size_t len)
 {
     size_t i, from = 0;
     char e[8];
@@ -206,7 +207,7 @@ static char *tabify(const struct gq__str *raw)
     const struct gq__str *in = &esc;
     const char *p, *end, *ff;
 
-    put_escaped(&esc, raw->p ? raw->p : "", raw->len);
+    gq__describe_escape(&esc, raw->p ? raw->p : "", raw->len);
     if (esc.failed) {
         free(esc.p);
         return NULL;

@@ -409,6 +409,80 @@ const char *gq__kube_status_message(const struct gq_kube_resp *r)
     return reason_phrase(r->status);
 }
 
+/*
+ * s into buf, its middle replaced by "..." when it does not fit: the head
+ * says what was refused, the tail why.
+ */
+static void cut_middle(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(s), head, tail;
+
+    if (n < size) {
+        memcpy(buf, s, n + 1);
+        return;
+    }
+    head = (size - 4) / 2;
+    tail = size - 4 - head;
+    memcpy(buf, s, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, s + n - tail, tail + 1);
+}
+
+/* o's string member key, NULL when o is no object or key no string. */
+static const char *str_field(json_object *o, const char *key)
+{
+    json_object *v;
+
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+/* A cause's verdict: "Invalid value: <the value>: field is immutable" without the value. */
+static const char *verdict(const char *m)
+{
+    const char *p = strrchr(m, ':');
+
+    if (strncmp(m, "Invalid value: ", 15) != 0 || !p || p[1] != ' ')
+        return m;
+    return p + 2;
+}
+
+/*
+ * An answer as one line for an error message: the status code and reason,
+ * each cause's field and verdict, then the server's message, its middle cut
+ * to fit. A real 422 from ValidateImmutableField prints the whole
+ * PodTemplateSpec before "field is immutable"; cut at the end (as the
+ * message alone was), the reason was lost.
+ */
+void gq__kube_status_line(char *buf, size_t size, const struct gq_kube_resp *r)
+{
+    json_object *details = NULL, *causes = NULL;
+    const char *reason = str_field(r->json, "reason");
+    size_t i, len, n;
+
+    if (json_object_is_type(r->json, json_type_object) &&
+        json_object_object_get_ex(r->json, "details", &details))
+        json_object_object_get_ex(details, "causes", &causes);
+    n = json_object_is_type(causes, json_type_array) ? json_object_array_length(causes) : 0;
+    len = (size_t)snprintf(buf, size, "%ld%s%s", r->status, reason ? " " : "",
+                           reason ? reason : "");
+    for (i = 0; i < n && len + 8 < size; i++) {
+        json_object *c = json_object_array_get_idx(causes, i);
+        const char *f = str_field(c, "field"), *m = str_field(c, "message");
+
+        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", i ? "; " : ": ",
+                                f ? f : "", f && m ? ": " : "", m ? verdict(m) : "");
+    }
+    if (len + 8 < size) {
+        len += (size_t)snprintf(buf + len, size - len, n ? " (" : ": ");
+        cut_middle(buf + len, size - len - (n ? 1 : 0), gq__kube_status_message(r));
+        if (n)
+            strcat(buf, ")");
+    }
+}
+
 /* ----------------------------------------------------------- preparation */
 
 void gq__kube_headers_free(struct curl_slist *h)

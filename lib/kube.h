@@ -204,6 +204,16 @@ uint64_t gq__kube_requests(const struct gq_kube *k);
 /* The "message" of a Kubernetes Status body, or a short summary of any other answer. */
 const char *gq__kube_status_message(const struct gq_kube_resp *r);
 
+/* Bytes for gq__kube_status_line: a log line holding one fits 512 bytes. */
+#define GQ_KUBE_STATUS_LINE 300
+
+/*
+ * An answer as one line for an error message into buf: the status code and
+ * reason first, each cause's field and verdict, then the server's message
+ * with its middle cut to fit, so neither what was refused nor why is lost.
+ */
+void gq__kube_status_line(char *buf, size_t size, const struct gq_kube_resp *r);
+
 /* ----------------------------------------------------------------- informers */
 
 /*

@@ -342,6 +342,7 @@ static void on_status(struct gq_kube_informer *inf, const char *what,
                       const struct gq_kube_resp *r)
 {
     int64_t now = gq__kube_now_ms();
+    char line[GQ_KUBE_STATUS_LINE];
 
     if (r->status == 401) {
         /* Fetch a fresh credential; repeat at once the first time only. */
@@ -359,7 +360,8 @@ static void on_status(struct gq_kube_informer *inf, const char *what,
         inf->due_ms = now + BACKOFF_MAX_MS;
         return;
     }
-    fail(inf, what, gq__kube_status_message(r));
+    gq__kube_status_line(line, sizeof(line), r);
+    fail(inf, what, line);
     if (r->retry_after_s > 0 && now + (int64_t)(r->retry_after_s * 1000) > inf->due_ms)
         inf->due_ms = now + (int64_t)(r->retry_after_s * 1000);
 }

@@ -324,6 +324,16 @@ static int jobs_event(const char *type, json_object *obj, void *payload)
 
 /* ------------------------------------------------------------ API calls */
 
+/* An answer no caller expects, as GQ_EK8S: "GET <path>: 500 InternalError: ...". */
+static int answer_error(const struct gq_kube_resp *r, const char *method, const char *path,
+                        gq_error *err)
+{
+    char line[GQ_KUBE_STATUS_LINE];
+
+    gq__kube_status_line(line, sizeof(line), r);
+    return gq__error(err, GQ_EK8S, "%s %s: %s", method, path, line);
+}
+
 /* Append PodTemplate ns/name to into: GQ_ENOTFOUND while it does not exist. */
 static int
 template_get(struct prov *p, const char *ns, const char *name, json_object *into, gq_error *err)
@@ -342,7 +352,7 @@ template_get(struct prov *p, const char *ns, const char *name, json_object *into
     else if (r.status == 404)
         rc = gq__error(err, GQ_ENOTFOUND, "waiting for PodTemplate %s/%s", ns, name);
     else
-        rc = gq__error(err, GQ_EK8S, "GET %s: %ld %s", path, r.status, gq__kube_status_message(&r));
+        rc = answer_error(&r, "GET", path, err);
     gq__kube_resp_free(&r);
     return rc;
 }
@@ -385,7 +395,7 @@ static int pr_reread(struct prov *p, struct preq *q, gq_error *err)
     } else if (r.status == 200 || r.status == 404) {
         q->gone = true;
     } else {
-        rc = gq__error(err, GQ_EK8S, "GET %s: %ld %s", path, r.status, gq__kube_status_message(&r));
+        rc = answer_error(&r, "GET", path, err);
     }
     gq__kube_resp_free(&r);
     return rc;
@@ -433,8 +443,7 @@ static int patch_once(struct prov *p, struct preq *q, const char *status, long *
     } else if (r.status == 404) {
         q->gone = true;
     } else if (r.status != 409) {
-        rc = gq__error(err, GQ_EK8S, "PATCH %s: %ld %s", path, r.status,
-                       gq__kube_status_message(&r));
+        rc = answer_error(&r, "PATCH", path, err);
     }
 out:
     gq__kube_resp_free(&r);

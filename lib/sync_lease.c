@@ -151,7 +151,10 @@ static int try_acquire_or_renew(struct gq_sync *s, bool *ok, gq_error *err)
         return write_record(s, true, true, s->identity, ok, err);
     }
     if (r.status != 200) {
-        rc = gq__error(err, GQ_EK8S, "GET %s: %ld %s", path, r.status, gq__kube_status_message(&r));
+        char line[GQ_KUBE_STATUS_LINE];
+
+        gq__kube_status_line(line, sizeof(line), &r);
+        rc = gq__error(err, GQ_EK8S, "GET %s: %s", path, line);
         gq__kube_resp_free(&r);
         return rc;
     }

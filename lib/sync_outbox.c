@@ -10,12 +10,15 @@
  *    workload is not admitted;
  *  - requests recorded deleted (finished, evicted, cancelled) are deleted
  *    with a UID precondition and propagationPolicy Background, their
- *    templates after them (Kueue #11677);
+ *    templates after them (Kueue #11677), each read first for the uid of
+ *    its precondition and left alone when another owner's;
  *  - admitted workloads are released: one merge patch carrying
  *    metadata.resourceVersion sets suspend false, the flavor's node
  *    selector and tolerations, the podset label, the consume annotations,
  *    and gpuq.dev/admission (the admission, for a successor with an empty
  *    database); a 409 re-reads the Job and retries a bounded number of times;
+ *    with no resourceVersion stored yet the Job is read first, as an empty
+ *    one would make the patch unconditional;
  *  - evicted workloads whose Job runs are suspended again (their admission
  *    annotation removed; the next release rewrites the template from the
  *    pristine copy), as are labelled Jobs running without admission when
@@ -47,7 +50,6 @@
 #define MAX_ROWS 256           /* per kind of work per turn: the loop keeps polling */
 #define REFUSAL_TIMEOUT_MS 600000 /* gq_cluster_options.refusal_timeout_ms's default */
 #define REQUEUE_AFTER_MS 300000   /* a workload that gave its quota back waits this long */
-#define STATUS_LINE 300        /* an answer's summary: a log line of it fits 512 bytes */
 
 /* ------------------------------------------------------------------- rows */
 
@@ -121,67 +123,6 @@ static bool refused_status(long status)
     return status >= 400 && status < 500 && status != 409 && status != 429;
 }
 
-/*
- * s into buf, its middle replaced by "..." when it does not fit: the head
- * says what was refused, the tail why.
- */
-static void cut_middle(char *buf, size_t size, const char *s)
-{
-    size_t n = strlen(s), head, tail;
-
-    if (n < size) {
-        memcpy(buf, s, n + 1);
-        return;
-    }
-    head = (size - 4) / 2;
-    tail = size - 4 - head;
-    memcpy(buf, s, head);
-    memcpy(buf + head, "...", 3);
-    memcpy(buf + head + 3, s + n - tail, tail + 1);
-}
-
-/* A cause's verdict: "Invalid value: <the value>: field is immutable" without the value. */
-static const char *verdict(const char *m)
-{
-    const char *p = strrchr(m, ':');
-
-    if (strncmp(m, "Invalid value: ", 15) != 0 || !p || p[1] != ' ')
-        return m;
-    return p + 2;
-}
-
-/*
- * An answer as one line for an error message: the status code and reason,
- * each cause's field and verdict, then the server's message, its middle cut
- * to fit. A real 422 from ValidateImmutableField prints the whole
- * PodTemplateSpec before "field is immutable"; cut at the end (as the
- * message alone was), the reason was lost.
- */
-static void status_line(char *buf, size_t size, const struct gq_kube_resp *r)
-{
-    json_object *causes = gq__js_get(r->json, "details.causes");
-    const char *reason = gq__js_str(r->json, "reason");
-    size_t i, len, n = json_object_is_type(causes, json_type_array)
-                           ? json_object_array_length(causes) : 0;
-
-    len = (size_t)snprintf(buf, size, "%ld%s%s", r->status, reason ? " " : "",
-                           reason ? reason : "");
-    for (i = 0; i < n && len + 8 < size; i++) {
-        json_object *c = json_object_array_get_idx(causes, i);
-        const char *f = gq__js_str(c, "field"), *m = gq__js_str(c, "message");
-
-        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", i ? "; " : ": ",
-                                f ? f : "", f && m ? ": " : "", m ? verdict(m) : "");
-    }
-    if (len + 8 < size) {
-        len += (size_t)snprintf(buf + len, size - len, n ? " (" : ": ");
-        cut_middle(buf + len, size - len - (n ? 1 : 0), gq__kube_status_message(r));
-        if (n)
-            strcat(buf, ")");
-    }
-}
-
-
 /* --------------------------------------------------------------- requests */
 
 /*
@@ -239,7 +180,7 @@ static int create(struct gq_sync *s, const char *collection, json_object *obj, c
                   json_object **out, bool *adopted, gq_error *err)
 {
     struct gq_kube_resp r;
-    char path[768], line[STATUS_LINE];
+    char path[768], line[GQ_KUBE_STATUS_LINE];
     int rc;
 
     *out = NULL;
@@ -255,7 +196,7 @@ static int create(struct gq_sync *s, const char *collection, json_object *obj, c
         *adopted = rc == GQ_OK && r.status == 200;
     }
     if (rc == GQ_OK && r.status != 200 && r.status != 201) {
-        status_line(line, sizeof(line), &r);
+        gq__kube_status_line(line, sizeof(line), &r);
         rc = gq__error(err, refused_status(r.status) ? GQ_EINVALID : GQ_EK8S, "POST %s: %s",
                        collection, line);
     }
@@ -370,7 +311,7 @@ static int gone_txn(struct gq_store *st, void *payload, gq_error *err)
 static int delete_object(struct gq_sync *s, const char *path, const char *uid, gq_error *err)
 {
     struct gq_kube_resp r;
-    char body[256], line[STATUS_LINE];
+    char body[256], line[GQ_KUBE_STATUS_LINE];
     int rc;
 
     if (uid)
@@ -384,14 +325,44 @@ static int delete_object(struct gq_sync *s, const char *path, const char *uid, g
     rc = gq__kube_call(s->k, "DELETE", path, NULL, body, &r, err);
     /* 404: already gone; 409: the name now holds another object, not ours to delete */
     if (rc == GQ_OK && r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409) {
-        status_line(line, sizeof(line), &r);
+        gq__kube_status_line(line, sizeof(line), &r);
         rc = gq__error(err, GQ_EK8S, "DELETE %s: %s", path, line);
     }
     gq__kube_resp_free(&r);
     return rc;
 }
 
-/* Columns: id, namespace, name, kube_uid, templates. */
+/*
+ * Delete PodTemplate ns/name if it is the Job's, on condition that it is
+ * still the object read: its uid is stored nowhere, so it is read first. A
+ * template of another owner under the name is left alone; job_uid NULL (the
+ * workload's row lost) trusts the name.
+ */
+static int delete_template(struct gq_sync *s, const char *ns, const char *name,
+                           const char *job_uid, gq_error *err)
+{
+    struct gq_kube_resp r;
+    char path[768], line[GQ_KUBE_STATUS_LINE];
+    const char *uid;
+    int rc;
+
+    if (!name)
+        return GQ_OK; /* never created: create() posts no template without a name */
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/podtemplates/%s", ns, name);
+    if ((rc = gq__kube_call(s->k, "GET", path, NULL, NULL, &r, err)) != GQ_OK)
+        return rc;
+    uid = gq__js_str(r.json, "metadata.uid");
+    if (r.status == 200 && uid && (!job_uid || owned_by(r.json, job_uid)))
+        rc = delete_object(s, path, uid, err);
+    else if (r.status != 200 && r.status != 404) {
+        gq__kube_status_line(line, sizeof(line), &r);
+        rc = gq__error(err, GQ_EK8S, "GET %s: %s", path, line);
+    }
+    gq__kube_resp_free(&r);
+    return rc;
+}
+
+/* Columns: id, namespace, name, kube_uid, templates, job uid. */
 static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
     const char *ns = col(r, i, 1), *name = col(r, i, 2);
@@ -404,11 +375,9 @@ static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
     snprintf(path, sizeof(path),
              "/apis/autoscaling.x-k8s.io/v1/namespaces/%s/provisioningrequests/%s", ns, name);
     rc = delete_object(s, path, col(r, i, 3), err);
-    for (k = 0; rc == GQ_OK && k < n; k++) {
-        snprintf(path, sizeof(path), "/api/v1/namespaces/%s/podtemplates/%s", ns,
-                 gq__js_str(json_object_array_get_idx(pts, k), "metadata.name"));
-        rc = delete_object(s, path, NULL, err);
-    }
+    for (k = 0; rc == GQ_OK && k < n; k++)
+        rc = delete_template(s, ns, gq__js_str(json_object_array_get_idx(pts, k), "metadata.name"),
+                             col(r, i, 5), err);
     json_object_put(pts);
     if (rc == GQ_OK && (rc = gq__store_write(s->st, gone_txn, &g, err)) == GQ_OK)
         gq__sync_log(s, "info", "ProvisioningRequest", ns, name, "deleted", "%s", "");
@@ -655,7 +624,7 @@ static int get_job(struct gq_sync *s, const char *ns, const char *job, const cha
                    json_object **out, gq_error *err)
 {
     struct gq_kube_resp r;
-    char path[600], line[STATUS_LINE];
+    char path[600], line[GQ_KUBE_STATUS_LINE];
     int rc;
 
     *out = NULL;
@@ -668,7 +637,7 @@ static int get_job(struct gq_sync *s, const char *ns, const char *job, const cha
         if (u && strcmp(u, uid) == 0)
             *out = json_object_get(r.json);
     } else if (r.status != 404) {
-        status_line(line, sizeof(line), &r);
+        gq__kube_status_line(line, sizeof(line), &r);
         rc = gq__error(err, GQ_EK8S, "GET %s: %s", path, line);
     }
     gq__kube_resp_free(&r);
@@ -700,11 +669,36 @@ struct patch_req {
 /* A Job patch's answer that is neither 200, 404 nor 409, as an error. */
 static int patch_failed(const struct patch_req *p, const struct gq_kube_resp *r, gq_error *err)
 {
-    char line[STATUS_LINE];
+    char line[GQ_KUBE_STATUS_LINE];
 
-    status_line(line, sizeof(line), r);
+    gq__kube_status_line(line, sizeof(line), r);
     return gq__error(err, refused_status(r->status) ? GQ_EINVALID : GQ_EK8S,
                      "PATCH job %s/%s: %s", p->ns, p->job, line);
+}
+
+/*
+ * The resourceVersion to guard a patch with: rv, or when the store has none
+ * yet (NULL or ""), the Job's as read now. An empty resourceVersion would
+ * make the patch unconditional, and a deposed leader's write must fail on a
+ * stale one. *cur: the Job read (its reference replaces *cur's), NULL when
+ * it is gone or another Job has the name; *out NULL then too.
+ */
+static int guard_rv(struct gq_sync *s, const struct patch_req *p, const char *rv,
+                    json_object **cur, char **out, gq_error *err)
+{
+    json_object *now = NULL;
+    int rc;
+
+    *out = NULL;
+    if (rv && *rv)
+        return (*out = gq__strdup(rv)) ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
+    if ((rc = get_job(s, p->ns, p->job, p->uid, &now, err)) != GQ_OK)
+        return rc;
+    json_object_put(*cur);
+    *cur = now;
+    if (now && !(*out = gq__strdup(gq__js_str(now, "metadata.resourceVersion"))))
+        rc = gq__error(err, GQ_EK8S, "job %s/%s: the answer has no resourceVersion", p->ns, p->job);
+    return rc;
 }
 
 /*
@@ -718,10 +712,12 @@ static int patch_guarded(struct gq_sync *s, struct patch_req *p, const char *rv,
 {
     json_object *cur = json_object_get(have), *patch;
     struct gq_kube_resp r;
-    char *seen = gq__strdup(rv);
-    int rc = GQ_OK, attempt;
+    char *seen = NULL;
+    int rc, attempt;
 
     *job_out = NULL;
+    if ((rc = guard_rv(s, p, rv, &cur, &seen, err)) != GQ_OK || !seen)
+        goto out; /* unreadable, or gone: nothing to patch */
     for (attempt = 0; rc == GQ_OK && attempt <= CONFLICT_RETRIES; attempt++) {
         patch = p->build(p->ctx, seen, cur);
         rc = patch_job(s, p->ns, p->job, NULL, patch, &r, err);
@@ -736,15 +732,14 @@ static int patch_guarded(struct gq_sync *s, struct patch_req *p, const char *rv,
         gq__kube_resp_free(&r);
         if (p->status != 409)
             break; /* done, gone (*job_out stays NULL), or failed */
-        json_object_put(cur);
-        if ((rc = get_job(s, p->ns, p->job, p->uid, &cur, err)) != GQ_OK || !cur)
-            break; /* gone, or another Job now has the name */
         free(seen);
-        seen = gq__strdup(gq__js_str(cur, "metadata.resourceVersion"));
+        if ((rc = guard_rv(s, p, NULL, &cur, &seen, err)) != GQ_OK || !seen)
+            break; /* gone, or another Job now has the name */
     }
     if (rc == GQ_OK && !*job_out && attempt > CONFLICT_RETRIES)
         rc = gq__error(err, GQ_ECONFLICT, "job %s/%s kept changing: %d conflicts", p->ns, p->job,
                        CONFLICT_RETRIES + 1);
+out:
     json_object_put(cur);
     free(seen);
     return rc;
@@ -870,7 +865,7 @@ static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
     if (rc == GQ_OK && ctx.undo)
         rc = get_job(s, tg.ns, tg.job, tg.uid, &have, err);
     if (rc == GQ_OK)
-        rc = patch_guarded(s, &p, col(r, i, 5) ? col(r, i, 5) : "", have, &after, err);
+        rc = patch_guarded(s, &p, col(r, i, 5), have, &after, err);
     if (rc == GQ_EINVALID && p.status == 422)
         rc = release_ran(s, &p, &after, err);
     if (rc == GQ_OK) {
@@ -933,7 +928,7 @@ static int suspend(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
     json_object *after = NULL, *cleared = NULL;
     int rc;
 
-    rc = patch_guarded(s, &p, col(r, i, 5) ? col(r, i, 5) : "", NULL, &after, err);
+    rc = patch_guarded(s, &p, col(r, i, 5), NULL, &after, err);
     if (rc == GQ_EINVALID)
         return refuse(s, &tg, "SuspendRefused", err->msg, err);
     if (rc != GQ_OK)
@@ -1015,7 +1010,8 @@ static const char sql_create[] =
     "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
     "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
 static const char sql_delete[] =
-    "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates FROM provisioning_requests p "
+    "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates, w.uid "
+    "FROM provisioning_requests p LEFT JOIN workloads w ON w.id = p.workload_id "
     "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
 static const char sql_release[] =
     "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "

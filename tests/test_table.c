@@ -335,6 +335,38 @@ static void test_sanitize(void)
     table_free(t);
 }
 
+/*
+ * C1 controls (U+0080-U+009F, UTF-8 C2 80..C2 9F: CSI is C2 9B) are one '?'
+ * each, one column wide; U+00A0 after them, and a lone C2, are kept.
+ */
+static void test_sanitize_c1(void)
+{
+    static const struct {
+        const char *cell, *want;
+    } rows[] = {
+        {"a\xc2\x9b" "2Jb", "a?2Jb   X\n"},
+        {"\xc2\x80\xc2\x9f", "??   X\n"},
+        {"\xc2\x85z\xc2\x9d", "?z?   X\n"},
+        {"\xc2\xa0\xc3\xa9", "\xc2\xa0\xc3\xa9   X\n"},
+        {"end\xc2", "end\xc2   X\n"},
+    };
+    static const char *const head[] = {"NAME", "X"};
+
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *row[] = {rows[i].cell, "X"};
+        struct table *t = table_new(head, 2);
+        char *s;
+
+        table_add_row(t, row);
+        s = render(t, 0, false, false);
+        if (s == NULL || strcmp(s, rows[i].want) != 0)
+            fprintf(stderr, "row %zu: got %s\n", i, s ? s : "(null)");
+        CHECK_STR(s, rows[i].want);
+        free(s);
+        table_free(t);
+    }
+}
+
 /* Many rows and one cell larger than the output buffer: growth and flushing paths. */
 static void test_large(void)
 {
@@ -489,6 +521,7 @@ int main(void)
     TEST_RUN(test_truncation_utf8);
     TEST_RUN(test_color);
     TEST_RUN(test_sanitize);
+    TEST_RUN(test_sanitize_c1);
     TEST_RUN(test_large);
     TEST_RUN(test_write_error);
     TEST_RUN(test_terminal);

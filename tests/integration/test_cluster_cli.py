@@ -128,6 +128,21 @@ def check_submit(c, g, api, d):
             f"submitting the same Job again: {r.returncode} {r.stderr!r}")
     r = g.kc("submit", "-f", path, "-o", "yaml")
     c.check(r.returncode == 2, f"submit -o yaml is a usage error in cluster mode: {r.stderr!r}")
+    check_refusal_line(c, g, d)
+
+
+def check_refusal_line(c, g, d):
+    """A refusal's line leads with the status and reason, then each cause's field and verdict."""
+    bad = write(d, "selector.yaml", JOB.format(name="selectorjob", gpus=1).replace(
+        "spec:\n  suspend", "spec:\n  manualSelector: true\n  selector: {matchLabels: {app: x}}\n"
+        "  suspend"))
+    r = g.kc("submit", "-f", bad)
+    err = r.stderr.strip()
+    print(f"refusal line: {err}")
+    c.check(r.returncode == 1 and r.stderr.count("\n") == 1 and
+            "create job: 422 Invalid: spec.template.metadata.labels: `selector` does not match "
+            "template `labels` (Job.batch" in err,
+            f"a 422 names status, reason, field and verdict first: {r.returncode} {r.stderr!r}")
 
 
 def ensure_job(c, api, name):
@@ -216,6 +231,21 @@ def check_describe(c, g, api):
             f"describe of a missing Job: {r.returncode} {r.stderr!r}")
 
 
+def check_describe_escapes(c, g, api):
+    """Control characters in a Job's annotation and status reach the terminal escaped."""
+    cluster.create_job(api, "ctljob")
+    path = "/apis/batch/v1/namespaces/default/jobs/ctljob"
+    adm = json.dumps({"clusterQueue": "cq\x1b]0;pwned\x07\rX\u009b2J"})
+    code, _ = api.call("PATCH", path, {"metadata": {"annotations": {"gpuq.dev/admission": adm}}},
+                       content_type="application/merge-patch+json")
+    c.check(code == 200, f"annotate ctljob: {code}")
+    r = g.kc("describe", "workload", "ctljob")
+    out = r.stdout
+    raw = [ch for ch in out if ch in "\x1b\x07\r\x9b"]
+    c.check(r.returncode == 0 and not raw and "cq^[]0;pwned^G\\rX\\u009b2J" in out,
+            f"describe escapes ESC, BEL, CR and C1: {r.returncode} {out!r} {r.stderr!r}")
+
+
 def check_cancel(c, g, api):
     j = cluster.job(api, "train")
     api.clear_requests()
@@ -245,6 +275,7 @@ def check_modes(c, g, api, d):
     r = g.run("list", env={"KUBECONFIG": kc})
     c.check(r.returncode == 0 and NOTE in r.stderr and len(api.requests()) >= 1,
             f"KUBECONFIG alone: cluster mode: {r.stderr!r}")
+    g.run("--db", db, "schedule")  # a read never creates the file (issue 13, F22)
     api.clear_requests()
     r = g.run("--db", db, "list", env={"KUBECONFIG": kc})
     c.check(r.returncode == 0 and NOTE not in r.stderr and api.requests() == [],
@@ -391,6 +422,7 @@ def main():
         check_submit(c, g, api, d)
         check_list_fallback(c, g, api)
         check_describe(c, g, api)
+        check_describe_escapes(c, g, api)
         check_cancel(c, g, api)
         check_modes(c, g, api, d)
         check_status_api(c, g, api, d)
