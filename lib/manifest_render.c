@@ -1453,6 +1453,24 @@ static void render_reset(struct render *r)
     r->out.rc = 0;
 }
 
+/*
+ * The code a render ends with: out of memory said once, and a busy database
+ * after output was handed to the caller an I/O error, since what was written
+ * cannot be taken back by a retry.
+ */
+static int render_finish(const struct render *r, int rc, gq_error *err)
+{
+    if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_EBUSY && r->out.wrote) {
+        char msg[sizeof(err->msg)];
+
+        snprintf(msg, sizeof(msg), "%s", err ? err->msg : "database is busy");
+        rc = gq__error(err, GQ_EIO, "%s", msg);
+    }
+    return rc;
+}
+
 static int render_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct render_args *a = payload;
@@ -1473,16 +1491,7 @@ static int render_txn(struct gq_store *st, void *payload, gq_error *err)
         rc = GQ_OK;
     if (rc == GQ_OK)
         rc = sink_end(r);
-    if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))
-        rc = gq__error(err, GQ_ENOMEM, "out of memory");
-    /* Output already handed to the caller cannot be taken back by a retry. */
-    if (rc == GQ_EBUSY && r->out.wrote) {
-        char msg[sizeof(err->msg)];
-
-        snprintf(msg, sizeof(msg), "%s", err ? err->msg : "database is busy");
-        rc = gq__error(err, GQ_EIO, "%s", msg);
-    }
-    return rc;
+    return render_finish(r, rc, err);
 }
 
 int gq_render(gq_db *db,
@@ -1574,15 +1583,7 @@ static int pager_txn(struct gq_store *st, void *payload, gq_error *err)
     gq_free(a->next);
     a->next = NULL;
     rc = pager_page(a, err);
-    if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))
-        rc = gq__error(err, GQ_ENOMEM, "out of memory");
-    if (rc == GQ_EBUSY && r->out.wrote) {
-        char msg[sizeof(err->msg)];
-
-        snprintf(msg, sizeof(msg), "%s", err ? err->msg : "database is busy");
-        rc = gq__error(err, GQ_EIO, "%s", msg);
-    }
-    return rc;
+    return render_finish(r, rc, err);
 }
 
 static bool pager_copy(gq_render_pager *p, const gq_workload_filter *f)
