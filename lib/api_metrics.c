@@ -376,7 +376,8 @@ static void hist_observe(struct hist *h, int64_t ms)
     if (i < GQ__WAIT_NBUCKETS)
         h->bucket[i]++;
     h->count++;
-    h->sum_ms += ms;
+    /* A damaged file's time may be anything: saturate, never overflow. */
+    h->sum_ms = ms > INT64_MAX - h->sum_ms ? INT64_MAX : h->sum_ms + ms;
 }
 
 /* Both wait histograms, filled in one pass over the events ordered by queue. */

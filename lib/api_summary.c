@@ -83,10 +83,14 @@ static int summary_txn(struct gq_store *st, void *payload, gq_error *err)
     const char *params[2] = {s->since, s->nowtext};
     int rc = GQ_OK;
 
+    /* The callbacks print the names: a damaged file's NULL stops here instead. */
+    const struct gq__query jq = {jobs, "workloads:TTtT", params, 2};
+    const struct gq__query qq = {queues, "workloads:T", params, 2};
+
     if (s->jobs)
-        rc = gq__store_query(st, jobs, params, 2, job_row, s, err);
+        rc = gq__store_rows(st, &jq, job_row, s, err);
     if (rc == GQ_OK && s->queues)
-        rc = gq__store_query(st, queues, params, 2, queue_row, s, err);
+        rc = gq__store_rows(st, &qq, queue_row, s, err);
     return rc;
 }
 

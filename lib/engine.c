@@ -407,6 +407,9 @@ static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
                           ? "SELECT spec FROM cluster_queues WHERE name = ?1"
                           : "SELECT spec FROM local_queues WHERE name = ?1 AND namespace = ?2";
     const char *params[2] = {c->name, c->ns};
+    const struct gq__query q = {sql, c->kind == GQ_KIND_CLUSTER_QUEUE ? "cluster_queues:T"
+                                                                      : "local_queues:T",
+                                params, c->kind == GQ_KIND_CLUSTER_QUEUE ? 1 : 2};
     struct gq_object obj;
     enum gq_put_result res;
     char *spec = NULL, **slot;
@@ -414,16 +417,18 @@ static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
 
     free(c->spec);
     c->spec = NULL;
-    if ((rc = gq__store_query(st, sql, params, c->kind == GQ_KIND_CLUSTER_QUEUE ? 1 : 2,
-                              spec_row, c, err)) != GQ_OK)
+    if ((rc = gq__store_rows(st, &q, spec_row, c, err)) != GQ_OK)
         return rc;
     if (!c->spec)
         return gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(c->kind),
                          c->name);
     memset(&obj, 0, sizeof(obj));
-    if ((rc = gq__manifest_load(NULL, c->spec, strlen(c->spec), "stored spec", NULL, NULL, gq__take_object,
-                                &obj, err)) != GQ_OK)
-        return rc;
+    rc = gq__manifest_load(NULL, c->spec, strlen(c->spec), "stored spec", NULL, NULL,
+                           gq__take_object, &obj, err);
+    if (rc != GQ_OK) /* gpuq wrote the spec: one that does not decode is damage */
+        return rc == GQ_ENOMEM ? rc
+                               : gq__store_damaged(st, err, "%s %s: spec does not decode",
+                                                   gq__kind_resource(c->kind), c->name);
     slot = c->kind == GQ_KIND_CLUSTER_QUEUE ? &obj.u.cq.stop_policy : &obj.u.lq.stop_policy;
     free(*slot);
     free(obj.canonical);

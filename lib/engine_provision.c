@@ -40,18 +40,26 @@ static int first_text(int n, const char *const *v, void *payload)
     return 0;
 }
 
-/* The stored spec of a queue object or a workload, decoded when kind is not NONE. */
-static int load(struct gq_store *st, const char *sql, const char *key, char **text,
-                struct gq_object *obj, gq_error *err)
+/*
+ * The stored spec of a queue object, decoded; shape names its table
+ * ("admission_checks:T"). A spec that does not decode is a damaged file.
+ */
+static int load(struct gq_store *st, const char *sql, const char *shape, const char *key,
+                char **text, struct gq_object *obj, gq_error *err)
 {
+    const struct gq__query q = {sql, shape, &key, 1};
     int rc;
 
     *text = NULL;
     memset(obj, 0, sizeof(*obj));
-    if ((rc = gq__store_query(st, sql, &key, 1, first_text, text, err)) != GQ_OK || !*text)
+    if ((rc = gq__store_rows(st, &q, first_text, text, err)) != GQ_OK || !*text)
         return rc;
-    return gq__manifest_load(NULL, *text, strlen(*text), "stored spec", NULL, NULL,
-                             gq__take_object, obj, err);
+    rc = gq__manifest_load(NULL, *text, strlen(*text), "stored spec", NULL, NULL, gq__take_object,
+                           obj, err);
+    if (rc == GQ_OK || rc == GQ_ENOMEM)
+        return rc;
+    return gq__store_damaged(st, err, "%.*s %s: spec does not decode", (int)strcspn(shape, ":"),
+                             shape, key);
 }
 
 static bool applies(const struct gq_snapshot *s, const struct gq_admission_check_ref *c,
@@ -177,6 +185,7 @@ static int create(struct gq_store *st, const struct gq_snapshot *s, const struct
     struct gq_kvs ann = {NULL, 0}, params = {NULL, 0};
     char idbuf[24], *spec = NULL, *pr = NULL, *pts = NULL, uid[37];
     const char *id = idbuf;
+    const struct gq__query wl_q = {wl_sql, "workloads:T", &id, 1};
     int rc;
 
     memset(&r, 0, sizeof(r));
@@ -190,8 +199,11 @@ static int create(struct gq_store *st, const struct gq_snapshot *s, const struct
                                  "the provisioning request is not needed", now, err);
         goto out;
     }
-    if ((rc = gq__store_query(st, wl_sql, &id, 1, first_text, &spec, err)) != GQ_OK ||
-        (rc = gq__manifest_annotations(spec ? spec : "{}", &ann, err)) != GQ_OK)
+    if ((rc = gq__store_rows(st, &wl_q, first_text, &spec, err)) != GQ_OK)
+        goto out;
+    if ((rc = gq__manifest_annotations(spec ? spec : "{}", &ann, err)) == GQ_EIO)
+        rc = gq__store_damaged(st, err, "workloads row %s: spec does not decode", id);
+    if (rc != GQ_OK)
         goto out;
     merge_sets(&r, spec ? spec : "{}", cfg->merge_policy);
     if (gq__provreq_parameters(&cfg->parameters, &ann, &params) < 0) {
@@ -241,11 +253,13 @@ static int check_config(struct gq_store *st, const char *check, bool *mine, bool
 
     *mine = *found = false;
     memset(prc, 0, sizeof(*prc));
-    if ((rc = load(st, ac_sql, check, &ac_text, &ac, err)) == GQ_OK && ac_text &&
-        ac.u.ac.controller_name && strcmp(ac.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0) {
+    rc = load(st, ac_sql, "admission_checks:T", check, &ac_text, &ac, err);
+    if (rc == GQ_OK && ac_text && ac.u.ac.controller_name &&
+        strcmp(ac.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0) {
         *mine = true;
         if (ac.u.ac.params_name &&
-            (rc = load(st, prc_sql, ac.u.ac.params_name, &prc_text, prc, err)) == GQ_OK)
+            (rc = load(st, prc_sql, "provisioning_configs:T", ac.u.ac.params_name, &prc_text,
+                       prc, err)) == GQ_OK)
             *found = prc_text != NULL;
     }
     free(ac_text);
@@ -359,7 +373,9 @@ static void rows_free(struct sync_rows *rows)
 static int read_rows(struct gq_store *st, const char *sql, const char *param,
                      struct sync_rows *rows, gq_error *err)
 {
-    int rc = gq__store_query(st, sql, &param, param ? 1 : 0, sync_row, rows, err);
+    /* The shape of SYNC_SELECT's columns: a NULL would reach strtoll and strdup. */
+    const struct gq__query q = {sql, "provisioning_requests:ITItTtIT#I", &param, param ? 1 : 0};
+    int rc = gq__store_rows(st, &q, sync_row, rows, err);
 
     if (rows->failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
@@ -514,6 +530,7 @@ static int act(struct sync *c, int w, const struct gq_check_update *u)
     static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
     char idbuf[24];
     const char *id = idbuf;
+    const struct gq__query q = {checks_sql, "workload_checks:T", &id, 1};
     bool ready = true;
     int rc, x = 0;
 
@@ -527,7 +544,7 @@ static int act(struct sync *c, int w, const struct gq_check_update *u)
     if (u->state == GQ_CHECK_REJECTED || u->state == GQ_CHECK_RETRY)
         return GQ_OK;
     snprintf(idbuf, sizeof(idbuf), "%lld", (long long)c->s->wls[w].id);
-    rc = gq__store_query(c->st, checks_sql, &id, 1, all_ready_row, &ready, c->err);
+    rc = gq__store_rows(c->st, &q, all_ready_row, &ready, c->err);
     if (rc == GQ_OK && ready && gq__admit_checks_ready(c->s, w, c->d) < 0)
         rc = gq__error(c->err, GQ_ENOMEM, "out of memory");
     return rc;
@@ -620,8 +637,10 @@ static int min_timeout(struct gq_store *st, int64_t *out, gq_error *err)
         "SELECT spec FROM provisioning_configs WHERE json_extract(spec, "
         "'$.metadata.annotations.\"" GQ_PROVISIONING_TIMEOUT_ANNOTATION "\"') IS NOT NULL";
 
+    const struct gq__query q = {sql, "provisioning_configs:T", NULL, 0};
+
     *out = 0;
-    return gq__store_query(st, sql, NULL, 0, timeout_row, out, err);
+    return gq__store_rows(st, &q, timeout_row, out, err);
 }
 
 /* When request r times out (0: it cannot), with its check's config in *cfg. */

@@ -222,8 +222,11 @@ static int submit(struct runner *r, struct pr_row *p, gq_error *err)
 
     if (p->record && (p->sim = gq__sim_restore(&r->sim, p->uid, p->record)) >= 0)
         return GQ_OK;
-    if ((rc = gq__manifest_provreq_needs(p->spec, p->templates, &sel, &gpus, &max_run, err)) !=
-        GQ_OK)
+    rc = gq__manifest_provreq_needs(p->spec, p->templates, &sel, &gpus, &max_run, err);
+    if (rc == GQ_EIO) /* its stored JSON does not parse */
+        return gq__store_damaged(r->st, err, "provisioning_requests row %lld: spec does not decode",
+                                 (long long)p->id);
+    if (rc != GQ_OK)
         return rc;
     p->sim = gq__sim_request(&r->sim, p->uid, &sel, gpus, max_run, r->now);
     gq__kvs_clear(&sel);
@@ -309,13 +312,15 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
         "SELECT p.id, p.uid, p.name, p.namespace, p.class, p.spec, p.templates, p.status, p.sim, "
         "w.state, w.id FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
         "WHERE p.deleted_at IS NULL ORDER BY p.id";
+    /* A NULL where none can be would reach strtoll or read as out of memory. */
+    const struct gq__query q = {sql, "provisioning_requests:#TTTTTTttTI", NULL, 0};
     struct runner *r = payload;
     struct pr_rows rows = {NULL, 0, 0, false};
     bool *live = NULL;
     size_t i;
     int rc, k;
 
-    rc = gq__store_query(st, sql, NULL, 0, pr_row, &rows, err);
+    rc = gq__store_rows(st, &q, pr_row, &rows, err);
     if (rows.failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -405,12 +410,14 @@ static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, 
 {
     char nowbuf[24], defbuf[24];
     const char *params[2] = {nowbuf, defbuf};
+    /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
+    const struct gq__query q = {sql, "workloads:#TTTT", params,
+                                strstr(sql, "?2") ? 2 : strstr(sql, "?1") ? 1 : 0};
     int rc;
 
     snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
     snprintf(defbuf, sizeof(defbuf), "%lld", (long long)r->o.default_duration_ms);
-    rc = gq__store_query(r->st, sql, params, strstr(sql, "?2") ? 2 : strstr(sql, "?1") ? 1 : 0,
-                         wl_row, rows, err);
+    rc = gq__store_rows(r->st, &q, wl_row, rows, err);
     if (rows->failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
     return rc;
@@ -470,19 +477,27 @@ struct pods_of {
     int rc;
 };
 
-/* Columns: workload id, pod set, count, GPUs per pod, GPU flavor, selector lines. */
+/*
+ * Columns: workload id, pod set, count, GPUs per pod, GPU flavor, selector
+ * lines, the workload's pods. A count past the workload's pods or GPUs
+ * past int32 are a damaged file's (a count of billions would never end).
+ */
 static int podset_row(int n, const char *const *v, void *payload)
 {
     struct pods_of *po = payload;
     struct runner *r = po->r;
     int64_t wl = strtoll(v[0], NULL, 10), count = v[2] ? strtoll(v[2], NULL, 10) : 1;
-    int32_t gpus = v[3] ? (int32_t)strtoll(v[3], NULL, 10) : 0;
-    int pool = pod_pool(r, wl, v[5]);
+    int64_t gpus = v[3] ? strtoll(v[3], NULL, 10) : 0;
+    int pool;
     int64_t i;
 
     (void)n;
+    if (count < 0 || count > strtoll(v[6], NULL, 10) || gpus < 0 || gpus > INT32_MAX)
+        return po->rc = GQ_EIO;
+    pool = pod_pool(r, wl, v[5]);
     for (i = 0; i < count; i++)
-        if (gq__books_add_pod(&r->books, wl, v[1], (int32_t)i, v[4], pool, gpus, r->now) < 0)
+        if (gq__books_add_pod(&r->books, wl, v[1], (int32_t)i, v[4], pool, (int32_t)gpus,
+                              r->now) < 0)
             return po->rc = GQ_ENOMEM;
     return 0;
 }
@@ -497,13 +512,14 @@ static int create_pods(struct runner *r, const struct wl_rows *rows, gq_error *e
         "(SELECT group_concat(k || '=' || v, char(10)) FROM (SELECT s.key AS k, s.value AS v "
         "  FROM json_each(ps.value, '$.match.nodeSelector') s UNION SELECT l.key, l.value "
         "  FROM json_each(a.value, '$.flavors') f JOIN resource_flavors rf ON rf.name = f.value, "
-        "  json_each(rf.spec, '$.spec.nodeLabels') l)) "
+        "  json_each(rf.spec, '$.spec.nodeLabels') l)), w.pods "
         "FROM workloads w, json_each(w.podsets) ps LEFT JOIN "
         "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
         "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
     struct pods_of po = {r, GQ_OK};
     char id[24];
     const char *param = id;
+    const struct gq__query q = {sql, "workloads:#......I", &param, 1};
     size_t i;
     int rc = GQ_OK;
 
@@ -511,8 +527,11 @@ static int create_pods(struct runner *r, const struct wl_rows *rows, gq_error *e
         if (gq__books_has(&r->books, rows->v[i].id))
             continue;
         snprintf(id, sizeof(id), "%lld", (long long)rows->v[i].id);
-        rc = gq__store_query(r->st, sql, &param, 1, podset_row, &po, err);
-        if (po.rc != GQ_OK)
+        rc = gq__store_rows(r->st, &q, podset_row, &po, err);
+        if (po.rc == GQ_EIO)
+            rc = gq__store_damaged(r->st, err, "workloads row %s: pod count or gpus out of range",
+                                   id);
+        else if (po.rc != GQ_OK)
             rc = gq__error(err, GQ_ENOMEM, "out of memory creating pods");
     }
     return rc;
@@ -825,13 +844,14 @@ static int pools_txn(struct gq_store *st, void *payload, gq_error *err)
     static const char flavors[] =
         "SELECT f.name, group_concat(l.key || '=' || l.value, char(10)) FROM resource_flavors f, "
         "json_each(f.spec, '$.spec.nodeLabels') l GROUP BY f.name ORDER BY f.name";
+    const struct gq__query q = {flavors, "resource_flavors:TT", NULL, 0};
     struct pools *p = payload;
     int rc = gq__engine_load_pools(st, &p->v, &p->n, err);
 
     if (rc == GQ_OK && !(p->flavor = calloc(p->n + 1, sizeof(*p->flavor))))
         rc = gq__error(err, GQ_ENOMEM, "out of memory");
     if (rc == GQ_OK)
-        rc = gq__store_query(st, flavors, NULL, 0, flavor_row, p, err);
+        rc = gq__store_rows(st, &q, flavor_row, p, err);
     return rc;
 }
 

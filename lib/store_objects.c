@@ -7,6 +7,7 @@
  * and delete below, so adding a kind is adding a row. ClusterQueues and
  * Cohorts also own rows in `quotas`, rewritten whenever their spec changes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,16 @@ static int put_quotas(struct gq_store *st, const struct gq_object *obj, gq_error
 
 /* ---------------------------------------------------------------- objects */
 
+/* The current row of stmt against letters, its rows named for kind in messages. */
+static int row_check(struct gq_store *st, sqlite3_stmt *stmt, enum gq_kind kind,
+                     const char *letters, gq_error *err)
+{
+    char shape[80];
+
+    snprintf(shape, sizeof(shape), "%s:%s", gq__kind_resource(kind), letters);
+    return gq__store_row_check(st, stmt, shape, false, err);
+}
+
 /* The stored uid and spec of an object: 1 found, 0 absent, <0 error. */
 static int lookup(struct gq_store *st, const struct kind_table *t, const char *ns,
                   const char *name, char **uid, char **spec, gq_error *err)
@@ -195,6 +206,10 @@ static int lookup(struct gq_store *st, const struct kind_table *t, const char *n
         return err ? err->code : GQ_EIO;
     bind_key(stmt, t, ns, name);
     rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW && row_check(st, stmt, t->kind, "TT", err) != GQ_OK) {
+        sqlite3_reset(stmt);
+        return GQ_EIO;
+    }
     if (rc == SQLITE_ROW) {
         if (uid)
             *uid = gq__strdup((const char *)sqlite3_column_text(stmt, 0));
@@ -326,6 +341,10 @@ int gq__store_priority_value(struct gq_store *st, const char *name, int32_t *out
         return err ? err->code : GQ_EIO;
     gq__bind_text(stmt, 1, name);
     rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW && row_check(st, stmt, GQ_KIND_PRIORITY_CLASS, "I", err) != GQ_OK) {
+        sqlite3_reset(stmt);
+        return GQ_EIO;
+    }
     if (rc == SQLITE_ROW)
         *out = (int32_t)sqlite3_column_int64(stmt, 0);
     sqlite3_reset(stmt);

@@ -49,12 +49,23 @@ static sqlite3_stmt *prepare(struct gq_store *st, const char *sql, const struct 
     return stmt;
 }
 
+/*
+ * Whether the current row has the shape the loop reads (see struct
+ * gq__query): a damaged file's NULL or text would otherwise be read as 0.
+ */
+static bool row_ok(struct gq_store *st, sqlite3_stmt *stmt, const char *shape, gq_error *err)
+{
+    return gq__store_row_check(st, stmt, shape, false, err) == GQ_OK;
+}
+
 /* Finish a statement's loop: GQ_OK at SQLITE_DONE, else the error. */
 static int finish(struct gq_store *st, sqlite3_stmt *stmt, int rc, gq_error *err)
 {
     sqlite3_finalize(stmt);
     if (rc == GQ_ENOMEM)
         return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc == GQ_EIO) /* a damaged row: row_ok said so */
+        return rc;
     if (rc != SQLITE_DONE)
         return gq__store_sqlerr(st, rc, err, "report");
     return GQ_OK;
@@ -119,6 +130,10 @@ static int jobs(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
     if (!stmt)
         return err ? err->code : GQ_EIO;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!row_ok(st, stmt, "workloads:tTTIiii", err)) {
+            rc = GQ_EIO;
+            break;
+        }
         if (!gq__vec_grow((void **)&raw->jobs.v, &raw->jobs.cap, raw->jobs.n, sizeof(*j))) {
             rc = GQ_ENOMEM;
             break;
@@ -168,12 +183,17 @@ static int nodes(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
 
     if (!stmt)
         return err ? err->code : GQ_EIO;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!row_ok(st, stmt, "sim_nodes:IiITt", err)) {
+            rc = GQ_EIO;
+            break;
+        }
         if (!add_span(raw, true, col_time(stmt, 0), by(raw, col_time(stmt, 1)),
                       sqlite3_column_int64(stmt, 2), col_text(stmt, 3), col_text(stmt, 4))) {
             rc = GQ_ENOMEM;
             break;
         }
+    }
     return finish(st, stmt, rc, err);
 }
 
@@ -208,11 +228,16 @@ static int pods(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
 
     if (!stmt)
         return err ? err->code : GQ_EIO;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!row_ok(st, stmt, "sim_pods:IiiItt", err)) {
+            rc = GQ_EIO;
+            break;
+        }
         if (!pod_row(stmt, raw)) {
             rc = GQ_ENOMEM;
             break;
         }
+    }
     return finish(st, stmt, rc, err);
 }
 
@@ -249,6 +274,10 @@ static int provreqs(struct gq_store *st, struct gq__report_raw *raw, gq_error *e
     if (!stmt)
         return err ? err->code : GQ_EIO;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!row_ok(st, stmt, "provisioning_requests:tIIi", err)) {
+            rc = GQ_EIO;
+            break;
+        }
         if (!gq__vec_grow((void **)&raw->provreqs.v, &raw->provreqs.cap, raw->provreqs.n,
                           sizeof(*p))) {
             rc = GQ_ENOMEM;

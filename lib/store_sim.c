@@ -316,8 +316,11 @@ int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err)
 
     while (stmt && rc == GQ_OK && (s = sqlite3_step(stmt)) == SQLITE_ROW) {
         struct gq_node n;
-        const char *pool = (const char *)sqlite3_column_text(stmt, 1);
+        const char *pool;
 
+        if ((rc = gq__store_row_check(st, stmt, "sim_nodes:#TIII", false, err)) != GQ_OK)
+            break;
+        pool = (const char *)sqlite3_column_text(stmt, 1);
         memset(&n, 0, sizeof(n));
         n.id = sqlite3_column_int64(stmt, 0);
         n.pool = -1;
@@ -339,6 +342,8 @@ int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err)
     while (stmt && rc == GQ_OK && (s = sqlite3_step(stmt)) == SQLITE_ROW) {
         struct gq_pod p;
 
+        if ((rc = gq__store_row_check(st, stmt, "sim_pods:#ITItIII", false, err)) != GQ_OK)
+            break;
         memset(&p, 0, sizeof(p));
         p.id = sqlite3_column_int64(stmt, 0);
         p.workload = sqlite3_column_int64(stmt, 1);

@@ -268,8 +268,11 @@ static void live_free(struct live *l)
 }
 
 /* Read the current row of a find_live statement into out. */
-static int read_live(sqlite3_stmt *stmt, struct live *out, gq_error *err)
+static int read_live(struct gq_store *st, sqlite3_stmt *stmt, struct live *out, gq_error *err)
 {
+    /* A NULL would otherwise read as a failed copy: "out of memory". */
+    if (gq__store_row_check(st, stmt, "workloads:#TTTT", false, err) != GQ_OK)
+        return GQ_EIO;
     out->id = sqlite3_column_int64(stmt, 0);
     out->name = gq__strdup((const char *)sqlite3_column_text(stmt, 1));
     out->state = gq__strdup((const char *)sqlite3_column_text(stmt, 2));
@@ -311,7 +314,7 @@ static int find_live(struct gq_store *st, const char *ns, const char *name, cons
             gq__bind_text(stmt, 3, job_kind);
         rc = sqlite3_step(stmt);
         if (rc == SQLITE_ROW)
-            rc = read_live(stmt, out, err);
+            rc = read_live(st, stmt, out, err);
         else if (rc == SQLITE_DONE)
             rc = GQ_ENOTFOUND;
         else

@@ -11,6 +11,12 @@ copies two ways:
  - values SQLite hands back as they are (NULL, a wrong type, truncated JSON)
    in seeded rows and columns, put there by editing the schema's NOT NULL
    and STRICT away as a flipped byte would.
+Then, in further copies, one chosen row of each table that only the
+simulator, the provisioning engine and the report read (sim_pods,
+provisioning_requests with their workload_checks, a workload's pod sets and
+the report's inputs, a queue's uid) is given such a value, and the command
+that reads it must say the file is damaged: exit 1 with the one line naming
+the database and `gpuqd --check`, not a crash, "out of memory" or a quiet 0.
 Against each copy a rotating share of the read commands (list of each kind,
 -o json and -o wide, describe, report, get provreq) and write commands
 (schedule, submit, cancel, run) and `gpuqd --check` run with a generous
@@ -49,6 +55,36 @@ WRITES = [
     ["cancel", "-n", "team-b", "late"], ["run", "--for", "2m", "-q"],
 ]
 CHECK = ["--check"]  # gpuqd
+
+# (what, SQL run on the copy, commands that must report it damaged). The
+# populated file has one live pod (sim_pods 1, workload 1, running), no live
+# request (12 is workload 4's last) and workload 5 ("late", team-b) pending.
+TARGETED = [
+    ("sim_pods.gpus = 'x'", "UPDATE sim_pods SET gpus = 'x' WHERE id = 1",
+     [["run", "--for", "2m", "-q"], ["report"]]),
+    ("sim_pods.podset = NULL", "UPDATE sim_pods SET podset = NULL WHERE id = 1",
+     [["run", "--for", "2m", "-q"]]),
+    ("provisioning_requests.name = NULL (live)",
+     "UPDATE provisioning_requests SET deleted_at = NULL, name = NULL WHERE id = 12",
+     [["run", "--for", "2m", "-q"]]),
+    ("provisioning_requests.spec = NULL (live)",
+     "UPDATE provisioning_requests SET deleted_at = NULL, spec = NULL WHERE id = 12",
+     [["run", "--for", "2m", "-q"]]),
+    ("provisioning_requests.attempt = 'x'",
+     "UPDATE provisioning_requests SET attempt = 'x' WHERE id = 12", [["report", "-o", "json"]]),
+    ("workloads.namespace = NULL", "UPDATE workloads SET namespace = NULL WHERE id = 1",
+     [["report"], ["run", "--for", "1m"]]),
+    ("workloads.name = NULL", "UPDATE workloads SET name = NULL WHERE id = 5",
+     [["cancel", "-n", "team-b", "late"]]),
+    ("pod set count 2000000000 (admitted, no pods yet)",
+     "UPDATE workloads SET state = 'admitted', "
+     "podsets = replace(podsets, '\"count\":1', '\"count\":2000000000'), "
+     "admission = replace(admission, '\"count\":1', '\"count\":2000000000') WHERE id = 1; "
+     "DELETE FROM sim_pods WHERE workload_id = 1",
+     [["run", "--for", "1m", "-q"]]),
+    ("cluster_queues.uid = NULL", "UPDATE cluster_queues SET uid = NULL",
+     [["apply", "-f", os.path.join(EXAMPLES, "manifests", "queues.yaml")]]),
+]
 
 
 def run(exe, db, *args):
@@ -133,6 +169,14 @@ def value_damages(db, n):
 
 
 def put_value(db, table, column, value):
+    put_sql(db, f'UPDATE "{table}" SET "{column}" = {value} '
+                f'WHERE rowid = (SELECT min(rowid) FROM "{table}")'
+                if table not in ("quotas", "usage", "workload_checks") else
+                f'UPDATE "{table}" SET "{column}" = {value}')
+
+
+def put_sql(db, sql):
+    """Run sql on db with NOT NULL, STRICT and the triggers out of its way."""
     con = sqlite3.connect(db)
     con.execute("PRAGMA writable_schema = ON")
     con.execute("UPDATE sqlite_master SET sql = replace(replace(sql, 'NOT NULL', ''), "
@@ -144,12 +188,9 @@ def put_value(db, table, column, value):
     triggers = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
     for name, _ in triggers:  # e.g. events are append-only: put back after the change
         con.execute(f'DROP TRIGGER "{name}"')
-    con.execute(f'UPDATE "{table}" SET "{column}" = {value} '
-                f'WHERE rowid = (SELECT min(rowid) FROM "{table}")'
-                if table not in ("quotas", "usage", "workload_checks") else
-                f'UPDATE "{table}" SET "{column}" = {value}')
-    for _, sql in triggers:
-        con.execute(sql)
+    con.executescript(sql)
+    for _, trigger in triggers:
+        con.execute(trigger)
     con.commit()
     con.close()
 
@@ -166,6 +207,33 @@ def verdict(r, what):
     if r.returncode == 0 or (r.returncode == 1 and len(lines) == 1):
         return None
     return f"{what}: exit {r.returncode}, stderr {lines[:4]}"
+
+
+def damaged(r, what, db):
+    """None when the command said the file is damaged, else what it did."""
+    v = verdict(r, what)
+    if v:
+        return v
+    line = r.stderr.strip()
+    if r.returncode != 1 or f"database {db} is damaged" not in line or "gpuqd --check" not in line:
+        return f"{what}: exit {r.returncode}, stderr {line[:200]!r}, not the damaged-file error"
+    return None
+
+
+def try_targeted(job):
+    exe, path, what, cmds = job
+    faults = []
+    for args in cmds:
+        try:
+            r = run(exe, path, *args)
+        except subprocess.TimeoutExpired:
+            faults.append(f"{what}: {' '.join(args)}: no answer in 120 s")
+            continue
+        v = damaged(r, f"{what}: {' '.join(args)}", path)
+        if v:
+            faults.append(v)
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    return faults
 
 
 def commands(k, per):
@@ -222,7 +290,16 @@ def main():
             put_value(os.path.join(d, "x.db"), t, col, val)
             jobs.append((exe, daemon, os.path.join(d, "x.db"), f"{t}.{col} = {val}",
                          commands(k + 50, 6)))
+        targeted = []
+        for k, (what, sql, cmds) in enumerate(TARGETED):
+            d = os.path.join(tmp, f"t{k}")
+            os.mkdir(d)
+            shutil.copy(src, os.path.join(d, "x.db"))
+            put_sql(os.path.join(d, "x.db"), sql)
+            targeted.append((exe, os.path.join(d, "x.db"), what, cmds))
         with ThreadPoolExecutor(2) as pool:
+            for faults in pool.map(try_targeted, targeted):
+                c.check(not faults, "; ".join(faults))
             for faults in pool.map(try_copy, jobs):
                 c.check(not faults, "; ".join(faults))
     return c.done()
