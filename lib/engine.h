@@ -36,11 +36,6 @@ int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
                               volatile sig_atomic_t *stop, bool *stopped, gq_schedule_fn fn,
                               void *payload, gq_schedule_stats *stats, gq_error *err);
 
-/*
- * While stop is not NULL, any statement on st is interrupted (SQLITE_INTERRUPT,
- * GQ_EIO) once *stop is non-zero; NULL removes the watch (store_sim.c).
- */
-void gq__store_watch_stop(struct gq_store *st, volatile sig_atomic_t *stop);
 
 /*
  * The last moment the simulated cluster's clock may reach, 9999-12-31T23:59:59.999Z:

@@ -13,6 +13,7 @@
 #define GQ_STORE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "gpuqueue/common.h"
@@ -427,5 +428,11 @@ int gq__store_rows_typed(struct gq_store *st, const struct gq__query *q, gq__typ
  */
 int gq__store_damaged(struct gq_store *st, gq_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * While stop is not NULL, any statement on st is interrupted (SQLITE_INTERRUPT,
+ * GQ_EIO) once *stop is non-zero; NULL removes the watch (store_sim.c).
+ */
+void gq__store_watch_stop(struct gq_store *st, volatile sig_atomic_t *stop);
 
 #endif

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
 #include "error.h"
 #include "nodes.h"
 #include "store_int.h"

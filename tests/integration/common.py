@@ -43,30 +43,35 @@ def binary():
 
 
 # A flavor, a ClusterQueue with room for cpu, memory and GPUs, and LocalQueue
-# "q" in namespace default: the setup most tests and the benchmarks start from.
-QUEUES = """apiVersion: kueue.x-k8s.io/v1beta2
+# "q" in namespace default: the setup most tests and the benchmarks start from
+# (QUEUES); queues() gives the same with other quotas.
+def queues(cpu=1000, memory="4Ti", gpus=64):
+    return f"""apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
-metadata: {name: default-flavor}
+metadata: {{name: default-flavor}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
-metadata: {name: cq}
+metadata: {{name: cq}}
 spec:
-  namespaceSelector: {}
+  namespaceSelector: {{}}
   resourceGroups:
   - coveredResources: [cpu, memory, nvidia.com/gpu]
     flavors:
     - name: default-flavor
       resources:
-      - {name: cpu, nominalQuota: 1000}
-      - {name: memory, nominalQuota: 4Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 64}
+      - {{name: cpu, nominalQuota: {cpu}}}
+      - {{name: memory, nominalQuota: {memory}}}
+      - {{name: nvidia.com/gpu, nominalQuota: {gpus}}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
-metadata: {name: q, namespace: default}
-spec: {clusterQueue: cq}
+metadata: {{name: q, namespace: default}}
+spec: {{clusterQueue: cq}}
 """
+
+
+QUEUES = queues()
 
 # One GPU Job for queue "q", as a user writes it; format with i=N.
 JOB = """apiVersion: batch/v1

@@ -24,34 +24,13 @@ import sqlite3
 import subprocess
 import time
 
-from common import JOB, Checks, binary, gpuq, scratch
+from common import JOB, Checks, binary, gpuq, queues, scratch
 
 N = 2000  # jobs pending when the stop comes: cycles a step would have run before the fix
 DEADLINE = 120.0
 
-QUEUES = """apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: 100000}
-      - {name: memory, nominalQuota: 1000Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 100000}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: default}
-spec: {clusterQueue: cq}
-"""
+# Room for every pending job at once: a stop must come between cycles, not for want of quota.
+QUEUES = queues(cpu=100000, memory="1000Ti", gpus=100000)
 
 
 def gpuqd_path(g):
