@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kube.h"
+#include "os.h"
 #include "util.h"
 
 static const char *field(json_object *o, const char *key)

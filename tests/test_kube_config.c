@@ -21,6 +21,7 @@
 #include "kube.h"
 #include "kube_exec.h"
 #include "manifest_kubeconfig.h"
+#include "os.h"
 #include "test.h"
 #include "util.h"
 

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "kube.h"
+#include "os.h"
 #include "sync.h"
 #include "test.h"
 #include "util.h"

@@ -1,5 +1,5 @@
 /*
- * test_quantity.c: lib/quantity.c against the tables of apimachinery's
+ * test_quantity.c: lib/core/quantity.c against the tables of apimachinery's
  * pkg/api/resource/quantity_test.go (TestQuantityParse, TestQuantityString,
  * TestQuantityParseEmit, TestQuantityCmpInt64AndDec), reproduced from that
  * file; the reference's §2.1 examples; and the rejections where gpuq is

@@ -21,6 +21,7 @@
 #include "api.h"
 #include "engine.h"
 #include "gpuqueue/run.h"
+#include "os.h"
 #include "store.h"
 #include "test.h"
 #include "util.h"

@@ -1,5 +1,5 @@
 /*
- * test_stats.c: the report's arithmetic (lib/stats.c) against values
+ * test_stats.c: the report's arithmetic (lib/core/stats.c) against values
  * computed by hand; the percentiles also agree with numpy.percentile's
  * default (method="linear"), e.g. np.percentile([1, 2, 3, 4, 100], 90)
  * == 61.6.

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os.h"
 #include "test.h"
 #include "util.h"
 

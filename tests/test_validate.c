@@ -1,5 +1,5 @@
 /*
- * test_validate.c: lib/validate.c against apimachinery pkg/util/validation's
+ * test_validate.c: lib/core/validate.c against apimachinery pkg/util/validation's
  * rules (IsDNS1123Label, IsDNS1123Subdomain, IsQualifiedName,
  * IsValidLabelValue) and the reference's §6 item 52 list: uppercase, a
  * leading or trailing '-', 63 against 64 characters, 253 against 254, "/foo",

@@ -1,5 +1,5 @@
 /*
- * test_workgen.c: the arrivals of `gpuq simulate` (lib/workgen.c): generator
+ * test_workgen.c: the arrivals of `gpuq simulate` (lib/core/workgen.c): generator
  * profiles (determinism, user story 1's width rule and its clamp, the
  * built-in rapids-day against examples/simulate/rapids-day.yaml, every
  * validation error with its exact message) and traces (CSV and JSON lines,

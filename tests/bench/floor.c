@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WAL_TRUNCATE_FRAMES 128 /* as lib/store.c */
+#define WAL_TRUNCATE_FRAMES 128 /* as lib/store/store.c */
 
 static int wal_frames;
 

@@ -10,7 +10,7 @@
  * Not wired into CMake (tests/bench has no CMakeLists.txt yet); build with
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib -Ilib/include \
  *      -I/usr/include/json-c -o reader_bench tests/bench/reader_bench.c \
- *      lib/manifest_reader.c lib/error.c -ljson-c -lyaml
+ *      lib/manifest/manifest_reader.c lib/core/error.c -ljson-c -lyaml
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@ if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
 endif()
 
 set(GQ_FUZZ_SAN -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-file(GLOB GQ_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/lib/*.c")
-list(FILTER GQ_FUZZ_LIB_SOURCES EXCLUDE REGEX "/lib/(${GQ_FUZZ_LIB_EXCLUDE})\\.c$")
+set(GQ_FUZZ_LIB_SOURCES ${GQ_LIB_SOURCES})
+list(FILTER GQ_FUZZ_LIB_SOURCES EXCLUDE REGEX "/lib/[a-z]+/(${GQ_FUZZ_LIB_EXCLUDE})\\.c$")
 
 # The schema migrations, embedded as lib/ embeds them (a generated file is per directory).
 set(GQ_FUZZ_SCHEMA_C "${CMAKE_CURRENT_BINARY_DIR}/schema_gen.c")
@@ -25,7 +25,7 @@ add_custom_command(
 
 add_library(gq_fuzz_lib STATIC ${GQ_FUZZ_LIB_SOURCES} "${GQ_FUZZ_SCHEMA_C}")
 target_include_directories(gq_fuzz_lib
-  PUBLIC "${PROJECT_SOURCE_DIR}/lib/include" "${PROJECT_SOURCE_DIR}/lib")
+  PUBLIC "${PROJECT_SOURCE_DIR}/lib/include" ${GQ_PRIVATE_INCLUDE_DIRS})
 target_compile_options(gq_fuzz_lib PRIVATE -O1 -fsanitize=fuzzer-no-link ${GQ_FUZZ_SAN})
 target_link_libraries(gq_fuzz_lib PUBLIC
   PkgConfig::SQLITE3 PkgConfig::CURL PkgConfig::JSONC PkgConfig::YAML PkgConfig::UUID

@@ -13,14 +13,14 @@ check() {
     if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi
 }
 for name in GQ_SERVICEACCOUNT_DIR GQ_CRASH_AT GQ_KUBE_WATCH_IDLE_MS; do
-    files=$(grep -l "\"$name\"" "$src"/lib/*.c "$src"/daemon/*.c "$src"/cli/*.c || true)
+    files=$(grep -l "\"$name\"" "$src"/lib/*/*.c "$src"/daemon/*.c "$src"/cli/*.c || true)
     [ -n "$files" ] || { check bad "$name: no file reads it any more (update this test)"; continue; }
     for f in $files; do
         o="$tmp/$(basename "$f" .c)"
         # shellcheck disable=SC2086
-        "$cc" -c -w -I"$src/lib" -I"$src/lib/include" -I"$build/lib" $incs "$f" -o "$o.rel.o"
+        "$cc" -c -w -I"$src/lib/include" -I"$build/lib" $incs "$f" -o "$o.rel.o"
         # shellcheck disable=SC2086
-        "$cc" -c -w -DGQ_TEST_HOOKS -I"$src/lib" -I"$src/lib/include" -I"$build/lib" $incs "$f" -o "$o.test.o"
+        "$cc" -c -w -DGQ_TEST_HOOKS -I"$src/lib/include" -I"$build/lib" $incs "$f" -o "$o.test.o"
         if grep -q "$name" "$o.rel.o"; then check bad "$name is read by a release build of $f"; else check ok; fi
         if grep -q "$name" "$o.test.o"; then check ok; else check bad "$name: not found in a test build of $f"; fi
     done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Kubernetes client (lib/kube*.c) against the fake API server
+"""The Kubernetes client (lib/kube/) against the fake API server
 (tests/kubeapi/fakeapi.py), driven through tests/kube/kube_probe: one case
 per fault of reference §6 A1-A17, A26, D53 and D55. What the client did is
 read from the fake server's request log (method, query, status, time), what

@@ -24,7 +24,7 @@ database is quiet. Then:
    for whole milliseconds (every p50 of an odd count, max), and for a mean or
    an interpolated percentile the nearest millisecond of the exact value
    (checked too: |JSON - exact| <= 0.5 ms). The workloads table's times, which
-   the report reads (lib/store_report.c), are checked against the events they
+   the report reads (lib/store/store_report.c), are checked against the events they
    should equal, so a mismatch names the column.
 3. gpuqd's GET /report.json must give the same waits as the CLI's default
    window, and be byte-identical to `gpuq report` when both are given the same
@@ -73,7 +73,7 @@ QUEUE_OF = {"now-q": "now-cq", "dws-local-queue": "dws-cluster-queue"}
 
 def percentile(s, p):
     """numpy.percentile(s, p) with its default method 'linear' (h = (n-1)p/100), computed
-    in doubles in the same order as lib/stats.c so that the same samples give the same
+    in doubles in the same order as lib/core/stats.c so that the same samples give the same
     double."""
     n = len(s)
     if n == 0:

@@ -322,3 +322,15 @@ int gq__manifest_load(const char *path, const char *buf, size_t len, const char 
         return load_pipelined(&l, path, err);
     return gq__manifest_read_path(path, on_doc, &l, err);
 }
+
+int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
+                    gq_error *err)
+{
+    (void)loc;
+    (void)err;
+    if (rc != GQ_OK)
+        return rc;
+    *(struct gq_object *)payload = *obj;
+    memset(obj, 0, sizeof(*obj));
+    return GQ_OK;
+}

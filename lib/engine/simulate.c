@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/simulate.h"
+#include "handle.h"
+#include "os.h"
 #include "store.h"
 #include "util.h"
 #include "workgen.h"

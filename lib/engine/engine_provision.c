@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "error.h"
 #include "manifest_load.h"
+#include "os.h"
 #include "provision.h"
 #include "util.h"
 

@@ -72,18 +72,6 @@ static int nomem(struct loader *l)
 
 /* ------------------------------------------------------- decoding specs */
 
-int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
-                    gq_error *err)
-{
-    (void)loc;
-    (void)err;
-    if (rc != GQ_OK)
-        return rc;
-    *(struct gq_object *)payload = *obj;
-    memset(obj, 0, sizeof(*obj));
-    return GQ_OK;
-}
-
 /*
  * A stored canonical spec back into an object. It is text this program
  * wrote, so one that does not decode means the file is damaged.

@@ -1,7 +1,7 @@
 /*
- * util.h: small helpers shared inside libgpuqueue: the clock, UIDs, random
- * name suffixes, SHA-1 for Kueue's deterministic names, and a growable
- * string buffer. Internal.
+ * util.h: small pure helpers shared inside libgpuqueue: durations and times
+ * as text, SHA-1 for Kueue's deterministic names, quoting, and a growable
+ * string buffer (the clocks and UIDs are os/os.h). Internal.
  */
 #ifndef GQ_UTIL_H
 #define GQ_UTIL_H
@@ -11,8 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Wall-clock time in milliseconds since the Unix epoch (edges only: the core takes `now`). */
-int64_t gq__now_ms(void);
 
 /*
  * A growable NUL-terminated string. A failed allocation is sticky and makes
@@ -70,17 +68,8 @@ const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms);
  */
 bool gq__parse_rfc3339(const char *s, int64_t *out);
 
-/* Monotonic time in microseconds, for measuring durations. */
-int64_t gq__mono_us(void);
 
-/* A new random RFC 4122 UID, lowercase, into out (37 bytes with the NUL). */
-void gq__uid_new(char out[37]);
 
-/*
- * n random characters from Kubernetes' generateName alphabet
- * ("bcdfghjklmnpqrstvwxz2456789"), as the API server appends them.
- */
-void gq__random_suffix(char *out, size_t n);
 
 /* SHA-1 of data, as 40 lowercase hex digits plus NUL. */
 void gq__sha1_hex(char out[41], const void *data, size_t len);
@@ -107,11 +96,5 @@ const char *gq__quote(char buf[GQ_QUOTE_BUFSIZE], const char *s, size_t len);
 /* strdup that accepts NULL. */
 char *gq__strdup(const char *s);
 
-/*
- * Test builds (GQ_TEST_HOOKS, Debug): exit at once with status 137, as a
- * SIGKILL would leave things, when the environment's GQ_CRASH_AT names this
- * point (catalogue §6 B). A no-op in other builds.
- */
-void gq__crash_point(const char *name);
 
 #endif

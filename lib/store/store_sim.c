@@ -26,6 +26,7 @@
 
 #include "error.h"
 #include "nodes.h"
+#include "os.h"
 #include "store_int.h"
 #include "util.h"
 

@@ -138,4 +138,11 @@ int gq__manifest_sim_status(const struct gq_sim_request *r, char **out, gq_error
 int gq__manifest_kube_job(const char *buf, size_t len, const char *ns, char **json_out,
                           char **ns_out, gq_error *err);
 
+/*
+ * A gq__object_cb that moves the one decoded object into payload (a struct
+ * gq_object), for reading a stored canonical spec back.
+ */
+int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
+                    gq_error *err);
+
 #endif

@@ -17,6 +17,7 @@
 #include "api.h"
 #include "error.h"
 #include "manifest_load.h"
+#include "os.h"
 #include "store.h"
 #include "util.h"
 

@@ -40,12 +40,13 @@
 #include <string.h>
 
 #include "admit.h" /* gq__grow */
-#include "api.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/cluster.h"
+#include "handle.h"
 #include "kube.h"
 #include "manifest_load.h"
+#include "os.h"
 #include "sim.h"
 #include "store.h"
 #include "sync.h" /* gq__js_get, gq__js_str, gq__js_condition */

@@ -5,28 +5,11 @@
 #define GQ_API_H
 
 #include "gpuqueue/db.h"
+#include "handle.h"
 #include "model.h"
 
 /* A transaction function's "roll back, but it went well" answer for dry runs. */
 #define GQ__DRY_RUN 1
-
-struct apply_ctx;
-
-/*
- * The last LocalQueue an apply checked: a bulk submit names the same queue
- * 100,000 times, and the answer cannot change inside the transaction.
- */
-struct lq_seen {
-    char *ns;
-    char *name;
-    bool exists;
-};
-
-struct gq_db {
-    struct gq_store *st;     /* the database */
-    struct apply_ctx *apply; /* the apply in progress, for gq__apply_report */
-    struct lq_seen lq;       /* valid only during one apply transaction */
-};
 
 /* Apply, submit or delete one decoded Job or Workload (api_workload.c). */
 int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object *obj,

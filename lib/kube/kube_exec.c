@@ -43,6 +43,7 @@
 #include "error.h"
 #include "kube.h"
 #include "kube_exec.h"
+#include "os.h"
 #include "util.h"
 
 extern char **environ;

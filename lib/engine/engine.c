@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle.h"
+#include "os.h"
 #include "sort.h"
 #include "admit_int.h"
-#include "api.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/schedule.h"

@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api.h"
 #include "gpuqueue/cluster.h"
+#include "handle.h"
 #include "kube.h"
 #include "util.h"
 

@@ -42,6 +42,7 @@
 
 #include "admit.h" /* gq__grow */
 #include "error.h"
+#include "os.h"
 #include "store.h"
 #include "sync.h"
 #include "util.h"

@@ -89,13 +89,6 @@ struct gq_sim_pool;
 int gq__engine_load_pools(struct gq_store *st, struct gq_sim_pool **out, size_t *n, gq_error *err);
 
 /*
- * A gq__object_cb that moves the one decoded object into payload (a struct
- * gq_object), for reading a stored canonical spec back.
- */
-int gq__take_object(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
-                    gq_error *err);
-
-/*
  * What gq_simulate feeds the simulated cluster's loop (run.c): before each
  * step, feed() submits whatever arrives at now and returns how many jobs
  * it submitted (< 0: a gq error code); next() is the next arrival's time

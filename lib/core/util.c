@@ -1,30 +1,19 @@
 /*
- * util.c: the clock, UIDs (libuuid: this is its only includer), random
- * suffixes, SHA-1 (FIPS 180-4, written out because Kueue's names need it and
- * no chosen dependency offers it), and Kueue's workload names.
+ * util.c: durations and RFC 3339 times as text, SHA-1 (FIPS 180-4, written
+ * out because Kueue's names need it and no chosen dependency offers it),
+ * Kueue's workload names, quoting for messages and a growing string. Pure:
+ * the clocks and random UIDs are in os/os.c.
  */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/random.h>
 #include <time.h>
-#include <uuid.h>
 
 #include "util.h"
-
-int64_t gq__now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int gq__parse_duration_ms(const char *s, int64_t *out)
 {
@@ -142,74 +131,6 @@ const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms)
     snprintf(buf, GQ_RFC3339_BUFSIZE, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d,
              (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
     return buf;
-}
-
-int64_t gq__mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/*
- * Random bytes for UIDs, fetched from the kernel 4 KiB at a time: libuuid's
- * uuid_generate_random reseeds and cranks a PRNG and makes a syscall per
- * UID, 6% of a 100,000-job submit. The version 4 layout is applied here and
- * the text is libuuid's. One pool per thread, so no lock.
- */
-static _Thread_local struct {
-    unsigned char bytes[4096];
-    size_t left;
-} pool;
-
-static void pool_take(unsigned char *out, size_t n)
-{
-    if (pool.left < n) {
-        size_t got = 0;
-        ssize_t r;
-
-        while (got < sizeof(pool.bytes)) {
-            r = getrandom(pool.bytes + got, sizeof(pool.bytes) - got, 0);
-            if (r <= 0)
-                break;
-            got += (size_t)r;
-        }
-        if (got < sizeof(pool.bytes)) { /* no getrandom: libuuid's own source */
-            uuid_t u;
-
-            for (got = 0; got < sizeof(pool.bytes); got += sizeof(u)) {
-                uuid_generate_random(u);
-                memcpy(pool.bytes + got, u, sizeof(u));
-            }
-        }
-        pool.left = sizeof(pool.bytes);
-    }
-    memcpy(out, pool.bytes + sizeof(pool.bytes) - pool.left, n);
-    pool.left -= n;
-}
-
-void gq__uid_new(char out[37])
-{
-    uuid_t u;
-
-    pool_take(u, sizeof(u));
-    u[6] = (unsigned char)((u[6] & 0x0f) | 0x40); /* version 4 */
-    u[8] = (unsigned char)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    uuid_unparse_lower(u, out);
-}
-
-void gq__random_suffix(char *out, size_t n)
-{
-    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-    unsigned char b;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        pool_take(&b, 1);
-        out[i] = alphabet[b % (sizeof(alphabet) - 1)];
-    }
-    out[n] = '\0';
 }
 
 /* ------------------------------------------------------------------ SHA-1 */
@@ -384,20 +305,6 @@ const char *gq__quote(char buf[GQ_QUOTE_BUFSIZE], const char *s, size_t len)
     buf[n++] = '"';
     buf[n] = '\0';
     return buf;
-}
-
-void gq__crash_point(const char *name)
-{
-#ifdef GQ_TEST_HOOKS
-    const char *at = getenv("GQ_CRASH_AT");
-
-    if (at && strcmp(at, name) == 0) {
-        fprintf(stderr, "gpuqd: crash point %s\n", name);
-        _exit(137);
-    }
-#else
-    (void)name;
-#endif
 }
 
 /* ------------------------------------------------------------ RFC 3339 */

@@ -34,13 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/run.h"
 #include "gpuqueue/schedule.h"
+#include "handle.h"
 #include "manifest_load.h"
 #include "nodes.h"
+#include "os.h"
 #include "sim.h"
 #include "store.h"
 #include "util.h"

@@ -30,6 +30,7 @@
 #include "error.h"
 #include "kube.h"
 #include "kube_stream.h"
+#include "os.h"
 #include "util.h"
 
 #define BACKOFF_FIRST_MS 200

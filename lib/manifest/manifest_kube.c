@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h" /* gq__take_object */
 #include "error.h"
 #include "manifest_load.h"
 #include "manifest_reader.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "os.h"
 #include "store_int.h"
 #include "util.h"
 

@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "error.h"
+#include "os.h"
 #include "store.h"
 #include "sync.h"
 #include "util.h"

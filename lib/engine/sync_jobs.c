@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h" /* gq__apply_workload: the cluster's Jobs applied as gpuq apply does */
 #include "engine.h"
 #include "error.h"
 #include "manifest.h"

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "os.h"
 #include "store.h"
 #include "store_int.h"
 #include "store_migrations.h"

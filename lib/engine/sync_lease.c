@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "os.h"
 #include "sync.h"
 #include "util.h"
 

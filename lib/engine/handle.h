@@ -1,0 +1,30 @@
+/*
+ * handle.h: what a gq_db handle holds, for the engine and the API files
+ * behind the public header. Internal.
+ */
+#ifndef GQ_HANDLE_H
+#define GQ_HANDLE_H
+
+#include <stdbool.h>
+
+#include "gpuqueue/db.h"
+
+struct apply_ctx;
+
+/*
+ * The last LocalQueue an apply checked: a bulk submit names the same queue
+ * 100,000 times, and the answer cannot change inside the transaction.
+ */
+struct lq_seen {
+    char *ns;
+    char *name;
+    bool exists;
+};
+
+struct gq_db {
+    struct gq_store *st;     /* the database */
+    struct apply_ctx *apply; /* the apply in progress, for gq__apply_report */
+    struct lq_seen lq;       /* valid only during one apply transaction */
+};
+
+#endif
