@@ -67,9 +67,9 @@ int gq_db_open(gq_db **out, const char *path, const gq_open_options *opts, gq_er
     int rc;
 
     *out = NULL;
-    if (opts && opts->version != GQ_OPEN_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_open_options version %u is not supported",
-                         opts->version);
+    if (opts && (rc = gq__version_check(opts->version, GQ_OPEN_OPTIONS_VERSION,
+                                        "gq_open_options", err)) != GQ_OK)
+        return rc;
     if (!(db = calloc(1, sizeof(*db))))
         return gq__error(err, GQ_ENOMEM, "out of memory");
     if (opts) {
@@ -254,9 +254,9 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
 
     if (!c->opts)
         c->opts = &defaults;
-    if (c->opts->version != GQ_APPLY_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_apply_options version %u is not supported",
-                         c->opts->version);
+    if ((rc = gq__version_check(c->opts->version, GQ_APPLY_OPTIONS_VERSION, "gq_apply_options",
+                                err)) != GQ_OK)
+        return rc;
     c->now_ms = c->opts->now_ms ? c->opts->now_ms : gq__store_now(c->db->st);
     c->db->apply = c;
     rc = gq__store_write(c->db->st, apply_txn, c, err);

@@ -247,10 +247,9 @@ walk(const char *json, const gq_workload_filter *f, item_fn fn, void *payload, g
     size_t i, n;
     int rc = GQ_OK;
 
-    if (f && f->version != GQ_WORKLOAD_FILTER_VERSION)
-        rc = gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
-                       f->version);
-    else if (!json_object_is_type(root, json_type_object))
+    if (f)
+        rc = gq__version_check(f->version, GQ_WORKLOAD_FILTER_VERSION, "gq_workload_filter", err);
+    if (rc == GQ_OK && !json_object_is_type(root, json_type_object))
         rc = gq__error(err, GQ_EINVALID, "the answer is not a JSON object");
     items = gq__js_get(root, "items");
     if (rc == GQ_OK && !json_object_is_type(items, json_type_array))

@@ -1,11 +1,11 @@
 /*
  * api_list.c: listing workloads, queue objects, and the ProvisioningRequests
  * and PodTemplates gpuq created for admission checks; and deleting objects
- * by name. Everything here is one SQL statement per call, read through
- * gq__store_query, so that a listing is one consistent snapshot and the
- * command that prints 100,000 rows does no per-row work beyond converting
- * values. Status columns (pending / admitted counts, a ClusterQueue's reason to
- * be inactive) are computed in the query from the same tables admission uses.
+ * by name. Each listing is one read of the store (store_read.h) in one
+ * transaction, so that it is one consistent snapshot and the command that
+ * prints 100,000 rows does no per-row work beyond filling the public struct.
+ * Status columns (pending / admitted counts, a ClusterQueue's reason to be
+ * inactive) are computed by the store from the same tables admission uses.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,27 +18,23 @@
 #include "plain.h"
 #include "sort.h"
 #include "store.h"
+#include "store_read.h"
 #include "util.h"
-
-static int64_t num(const char *s)
-{
-    return s ? strtoll(s, NULL, 10) : 0;
-}
 
 /* ---------------------------------------------------------------- workloads */
 
-/* Which of the queries below a state filter selects. */
-static size_t state_query(const char *state)
+/* Which workloads a state filter selects. */
+static enum gq_wl_select state_select(const char *state)
 {
     if (!state)
-        return 0; /* every state but cancelled */
+        return GQ_WL_NOT_CANCELLED;
     if (strcasecmp(state, "all") == 0)
-        return 1;
+        return GQ_WL_EVERY;
     if (strcasecmp(state, "admitted") == 0)
-        return 2;
+        return GQ_WL_ADMITTED;
     if (strcasecmp(state, "quotareserved") == 0 || strcasecmp(state, "reserved") == 0)
-        return 3;
-    return 4; /* that state exactly */
+        return GQ_WL_RESERVED;
+    return GQ_WL_IN_STATE; /* that state exactly */
 }
 
 /*
@@ -60,13 +56,12 @@ struct positions {
     bool failed;
 };
 
-static int position_row(int ncols, const char *const *v, const int64_t *nums, void *payload)
+static int position_row(const struct gq_queue_pos *q, void *payload)
 {
     struct positions *p = payload;
-    const char *ns = v[1] ? v[1] : "", *lq = v[2] ? v[2] : "";
+    const char *ns = q->ns ? q->ns : "", *lq = q->queue ? q->queue : "";
     int64_t *grown;
 
-    (void)ncols;
     if (p->n == p->cap) {
         int64_t cap = p->cap ? p->cap * 2 : 256;
 
@@ -82,7 +77,7 @@ static int position_row(int ncols, const char *const *v, const int64_t *nums, vo
         snprintf(p->last_lq, sizeof(p->last_lq), "%s", lq);
         p->next = 0;
     }
-    p->pos[2 * p->n] = nums[0];
+    p->pos[2 * p->n] = q->id;
     p->pos[2 * p->n + 1] = p->next++;
     p->n++;
     p->sorted = false;
@@ -139,48 +134,46 @@ struct wl_walk {
 
 static int read_positions(struct wl_walk *walk, gq_error *err);
 
-static int wl_row(int n, const char *const *v, const int64_t *nums, void *payload)
+static int wl_row(const struct gq_wl_row *r, void *payload)
 {
     struct wl_walk *walk = payload;
-    int64_t id = nums[18];
     gq_workload_info wl;
     char where[1200];
     int rc;
 
-    (void)n;
     if (walk->limit > 0 && walk->seen == walk->limit) {
-        walk->more = true; /* the query reads one row past the page to learn this */
+        walk->more = true; /* the store reads one row past the page to learn this */
         return 0;
     }
-    if (walk->want_positions && !walk->have_positions && v[7] && strcmp(v[7], "pending") == 0 &&
-        (rc = read_positions(walk, walk->err)) != GQ_OK)
+    if (walk->want_positions && !walk->have_positions && r->state &&
+        strcmp(r->state, "pending") == 0 && (rc = read_positions(walk, walk->err)) != GQ_OK)
         return rc;
     walk->seen++;
-    snprintf(walk->last.ns, sizeof(walk->last.ns), "%s", v[0] ? v[0] : "");
-    walk->last.created = nums[15];
-    walk->last.id = id;
-    wl.namespace = v[0];
-    wl.name = v[1];
-    wl.uid = v[2];
-    wl.job_kind = v[3];
-    wl.job_name = v[4];
-    wl.local_queue = v[5];
-    wl.cluster_queue = v[6];
-    wl.state = v[7];
-    wl.reason = v[8];
-    wl.message = v[9];
-    wl.priority_class = v[10];
-    wl.priority = nums[11];
-    wl.pods = nums[12];
-    wl.gpus = nums[13];
-    wl.position = position_of(&walk->positions, id);
-    wl.position_cq = position_of(&walk->cq_positions, id);
-    wl.created_ms = nums[15];
-    wl.admitted_ms = nums[16];
-    wl.finished_ms = nums[17];
-    wl.requeue_ms = nums[14];
-    wl.started_ms = nums[19];
-    wl.reserved_ms = nums[20];
+    snprintf(walk->last.ns, sizeof(walk->last.ns), "%s", r->ns ? r->ns : "");
+    walk->last.created = r->created_ms;
+    walk->last.id = r->id;
+    wl.namespace = r->ns;
+    wl.name = r->name;
+    wl.uid = r->uid;
+    wl.job_kind = r->job_kind;
+    wl.job_name = r->job_name;
+    wl.local_queue = r->local_queue;
+    wl.cluster_queue = r->cluster_queue;
+    wl.state = r->state;
+    wl.reason = r->reason;
+    wl.message = r->message;
+    wl.priority_class = r->priority_class;
+    wl.priority = r->priority;
+    wl.pods = r->pods;
+    wl.gpus = r->gpus;
+    wl.position = position_of(&walk->positions, r->id);
+    wl.position_cq = position_of(&walk->cq_positions, r->id);
+    wl.created_ms = r->created_ms;
+    wl.admitted_ms = r->admitted_ms;
+    wl.finished_ms = r->finished_ms;
+    wl.requeue_ms = r->requeue_ms;
+    wl.started_ms = r->started_ms;
+    wl.reserved_ms = r->reserved_ms;
     {
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,
@@ -192,35 +185,6 @@ static int wl_row(int n, const char *const *v, const int64_t *nums, void *payloa
     return walk->fn(&wl, walk->payload);
 }
 
-#define WL_SELECT                                                                                  \
-    "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
-    "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
-    "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
-    "w.finished_at, w.id, w.started_at, w.reserved_at FROM workloads w "                                          \
-    "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
-    "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
-    "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
-    "AND (?5 IS NULL OR w.name = ?5 OR w.job_name = ?5) AND "
-#define WL_ORDER " ORDER BY w.namespace, w.created_at, w.id"
-/*
- * A page: the rows after ?7..?9 (namespace, created_at, id), at most ?10,
- * read off workloads_list_order in that order, so that a page costs its own
- * rows rather than a sort of the whole table (300 ms of 100,000 rows).
- */
-#define WL_PAGE                                                                                    \
-    " AND (?7 IS NULL OR (w.namespace, w.created_at, w.id) > "                                     \
-    "(?7, CAST(?8 AS INTEGER), CAST(?9 AS INTEGER)))" WL_ORDER " LIMIT CAST(?10 AS INTEGER)"
-
-static const char positions_sql[] =
-    "SELECT id, namespace, local_queue FROM workloads WHERE state = 'pending' "
-    "AND (?1 IS NULL OR namespace = ?1) ORDER BY namespace, local_queue, priority DESC, "
-    "queued_at, id";
-/* The ClusterQueue's heap order spans its LocalQueues: this one sorts. */
-static const char cq_positions_sql[] =
-    "SELECT w.id, '', lq.cluster_queue FROM workloads w JOIN local_queues lq "
-    "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = 'pending' "
-    "ORDER BY lq.cluster_queue, w.priority DESC, w.queued_at, w.id";
-
 /* Positions in both queues, in the walk's transaction. */
 static int read_positions(struct wl_walk *walk, gq_error *err)
 {
@@ -228,11 +192,9 @@ static int read_positions(struct wl_walk *walk, gq_error *err)
     int rc;
 
     walk->have_positions = true;
-    rc = gq__store_query_typed(walk->st, positions_sql, &ns, 1, position_row, &walk->positions,
-                               err);
+    rc = gq__store_lq_order(walk->st, ns, position_row, &walk->positions, err);
     if (rc == GQ_OK)
-        rc = gq__store_query_typed(walk->st, cq_positions_sql, NULL, 0, position_row,
-                                   &walk->cq_positions, err);
+        rc = gq__store_cq_order(walk->st, position_row, &walk->cq_positions, err);
     if (rc != GQ_OK && (walk->positions.failed || walk->cq_positions.failed))
         return gq__error(err, GQ_ENOMEM, "out of memory");
     return rc;
@@ -240,39 +202,33 @@ static int read_positions(struct wl_walk *walk, gq_error *err)
 
 static int list_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char *const queries[2][5] = {
-        {WL_SELECT "w.state <> 'cancelled'" WL_ORDER, WL_SELECT "1" WL_ORDER,
-         WL_SELECT "w.state IN ('admitted', 'running')" WL_ORDER,
-         WL_SELECT "w.state = 'reserved'" WL_ORDER, WL_SELECT "w.state = lower(?6)" WL_ORDER},
-        {WL_SELECT "w.state <> 'cancelled'" WL_PAGE, WL_SELECT "1" WL_PAGE,
-         WL_SELECT "w.state IN ('admitted', 'running')" WL_PAGE,
-         WL_SELECT "w.state = 'reserved'" WL_PAGE, WL_SELECT "w.state = lower(?6)" WL_PAGE}};
     struct wl_walk *walk = payload;
     const gq_workload_filter *f = walk->filter;
-    const struct wl_key *after = &walk->after;
-    char created[24], id[24], limit[24];
-    const char *params[10] = {f->namespace, NULL, f->local_queue, f->cluster_queue, f->name,
-                              f->state, walk->has_after ? after->ns : NULL, created, id, limit};
-    size_t q = state_query(f->state);
-    bool paged = walk->limit > 0;
+    struct gq_wl_query q;
     int rc;
 
-    snprintf(created, sizeof(created), "%" PRId64, after->created);
-    snprintf(id, sizeof(id), "%" PRId64, after->id);
-    snprintf(limit, sizeof(limit), "%" PRId64, walk->limit + 1);
+    memset(&q, 0, sizeof(q));
+    q.ns = f->namespace;
+    q.local_queue = f->local_queue;
+    q.cluster_queue = f->cluster_queue;
+    q.name = f->name;
+    q.select = state_select(f->state);
+    q.state = f->state;
+    if (walk->limit > 0) {
+        q.limit = walk->limit + 1; /* one past the page: whether more follow */
+        q.has_after = walk->has_after;
+        q.after_ns = walk->after.ns;
+        q.after_created = walk->after.created;
+        q.after_id = walk->after.id;
+    }
     walk->st = st;
     walk->err = err;
     /* Positions are only shown for pending workloads: skip them when none can show. */
-    walk->want_positions = q <= 1 || (q == 4 && strcasecmp(f->state, "pending") == 0);
-    if (walk->want_positions && !paged && (rc = read_positions(walk, err)) != GQ_OK)
+    walk->want_positions = q.select == GQ_WL_NOT_CANCELLED || q.select == GQ_WL_EVERY ||
+                           (q.select == GQ_WL_IN_STATE && strcasecmp(f->state, "pending") == 0);
+    if (walk->want_positions && walk->limit == 0 && (rc = read_positions(walk, err)) != GQ_OK)
         return rc;
-    {
-        /* Columns as wl_row reads them; NOT NULL ones checked (struct gq__query). */
-        struct gq__query wq = {queries[paged][q], "workloads:TTTTTttTtttIIIiIii#ii", params,
-                               paged ? 10 : 6};
-
-        rc = gq__store_rows_typed(st, &wq, wl_row, walk, err);
-    }
+    rc = gq__store_workloads(st, &q, wl_row, walk, err);
     if (rc != GQ_OK && (walk->positions.failed || walk->cq_positions.failed))
         rc = gq__error(err, GQ_ENOMEM, "out of memory");
     return rc;
@@ -283,13 +239,14 @@ static int walk_init(struct wl_walk *walk, gq_db *db, const gq_workload_filter *
                      gq_workload_fn fn, void *payload, gq_error *err)
 {
     static const gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
+    int rc;
 
     GQ_ASSERT_ARG(db && fn);
     if (!filter)
         filter = &none;
-    if (filter->version != GQ_WORKLOAD_FILTER_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
-                         filter->version);
+    if ((rc = gq__version_check(filter->version, GQ_WORKLOAD_FILTER_VERSION,
+                                "gq_workload_filter", err)) != GQ_OK)
+        return rc;
     memset(walk, 0, sizeof(*walk));
     walk->db = db;
     walk->filter = filter;
@@ -426,120 +383,47 @@ int gq_workload_list_page(gq_db *db, const gq_workload_filter *filter, const cha
 
 /* ------------------------------------------------------------------ objects */
 
-struct obj_query {
-    enum gq_kind kind;
-    const char *sql;   /* ?1 namespace filter (LocalQueue); columns as obj_row reads them */
-    const char *shape; /* its columns' types (struct gq__query) */
-};
-
-/*
- * Columns: namespace, name, cluster_queue, cohort, strategy, stop_policy,
- * detail, inactive, pending, reserving, admitted, created_at.
- */
-static const struct obj_query obj_queries[] = {
-    {GQ_KIND_CLUSTER_QUEUE,
-     "SELECT NULL, cq.name, NULL, cq.cohort, cq.strategy, cq.stop_policy, NULL, "
-     "CASE WHEN cq.stop_policy <> 'None' THEN 'Stopped: is stopped' "
-     "ELSE coalesce((SELECT 'FlavorNotFound: references missing ResourceFlavor ' || q.flavor "
-     "  FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = cq.name "
-     "  AND q.flavor NOT IN (SELECT name FROM resource_flavors) LIMIT 1), "
-     " (SELECT 'AdmissionCheckNotFound: references missing AdmissionCheck ' || (c.value ->> 'name') "
-     "  FROM json_each(cq.spec, '$.spec.admissionChecksStrategy.admissionChecks') c "
-     "  WHERE (c.value ->> 'name') NOT IN (SELECT name FROM admission_checks) LIMIT 1)) END, "
-     "(SELECT count(*) FROM workloads w JOIN local_queues lq ON lq.namespace = w.namespace "
-     "  AND lq.name = w.local_queue WHERE lq.cluster_queue = cq.name AND w.state = 'pending'), "
-     "(SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "
-     "  AND w.state IN ('reserved', 'admitted', 'running')), "
-     "(SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "
-     "  AND w.state IN ('admitted', 'running')), cq.created_at "
-     "FROM cluster_queues cq ORDER BY cq.name",
-     "cluster_queues:.T.tTT.tIIII"},
-    {GQ_KIND_LOCAL_QUEUE,
-     "SELECT lq.namespace, lq.name, lq.cluster_queue, NULL, NULL, lq.stop_policy, NULL, NULL, "
-     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
-     "  AND w.local_queue = lq.name AND w.state = 'pending'), "
-     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
-     "  AND w.local_queue = lq.name AND w.state IN ('reserved', 'admitted', 'running')), "
-     "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
-     "  AND w.local_queue = lq.name AND w.state IN ('admitted', 'running')), lq.created_at "
-     "FROM local_queues lq WHERE ?1 IS NULL OR lq.namespace = ?1 ORDER BY lq.namespace, lq.name",
-     "local_queues:TTT..T..IIII"},
-    {GQ_KIND_RESOURCE_FLAVOR,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
-     "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at "
-     "FROM resource_flavors ORDER BY name", "resource_flavors:.T....t....I"},
-    {GQ_KIND_COHORT,
-     "SELECT NULL, name, NULL, parent, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
-     "FROM cohorts ORDER BY name", "cohorts:.T.t.......I"},
-    {GQ_KIND_PRIORITY_CLASS,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, value, NULL, 0, 0, 0, created_at "
-     "FROM priority_classes ORDER BY name", "priority_classes:.T....I....I"},
-    {GQ_KIND_ADMISSION_CHECK,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, controller_name, NULL, 0, 0, 0, created_at "
-     "FROM admission_checks ORDER BY name", "admission_checks:.T....T....I"},
-    {GQ_KIND_PROVISIONING_CONFIG,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.spec.provisioningClassName', NULL, "
-     "0, 0, 0, created_at FROM provisioning_configs ORDER BY name",
-     "provisioning_configs:.T.........I"},
-    {GQ_KIND_NAMESPACE,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
-     "FROM namespaces ORDER BY name", "namespaces:.T.........I"},
-    /* Then: gpusPerNode, minNodes, maxNodes, provisioningTime, stockout. */
-    {GQ_KIND_NODE_POOL,
-     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(key || '=' || value, ',') "
-     "FROM json_each(spec, '$.spec.nodeLabels')), NULL, 0, 0, 0, created_at, "
-     "spec ->> '$.spec.gpusPerNode', spec ->> '$.spec.minNodes', spec ->> '$.spec.maxNodes', "
-     "spec ->> '$.spec.provisioningTime', spec ->> '$.spec.stockout' "
-     "FROM node_pools ORDER BY name", "node_pools:.T....t....I"},
-};
-
 struct obj_walk {
     const char *resource;
     gq_object_fn fn;
     void *payload;
 };
 
-/* A NodePool's columns (12 on), with its provisioning time written compactly into buf. */
-static void pool_columns(gq_object_info *o, int n, const char *const *v,
-                         char buf[GQ_DURATION_BUFSIZE])
+/* A NodePool's provisioning time written compactly into buf; NULL when it has none. */
+static const char *pool_time(const char *stored, char buf[GQ_DURATION_BUFSIZE])
 {
     int64_t ms;
 
-    o->gpus_per_node = o->min_nodes = o->max_nodes = 0;
-    o->provisioning_time = NULL;
-    o->stockout = false;
-    if (n < 17)
-        return;
-    o->gpus_per_node = num(v[12]);
-    o->min_nodes = num(v[13]);
-    o->max_nodes = num(v[14]);
-    if (v[15] && gq__parse_duration_ms(v[15], &ms) == 0) {
-        gq__format_duration_ms(buf, GQ_DURATION_BUFSIZE, ms, true);
-        o->provisioning_time = buf;
-    }
-    o->stockout = num(v[16]) != 0;
+    if (!stored || gq__parse_duration_ms(stored, &ms) != 0)
+        return NULL;
+    gq__format_duration_ms(buf, GQ_DURATION_BUFSIZE, ms, true);
+    return buf;
 }
 
-static int obj_row(int n, const char *const *v, void *payload)
+static int obj_row(const struct gq_object_row *r, void *payload)
 {
     struct obj_walk *walk = payload;
     char ptime[GQ_DURATION_BUFSIZE];
     gq_object_info o;
 
     o.resource = walk->resource;
-    o.namespace = v[0];
-    o.name = v[1];
-    o.cluster_queue = v[2];
-    o.cohort = v[3];
-    o.strategy = v[4];
-    o.stop_policy = v[5];
-    o.detail = v[6];
-    o.inactive = v[7];
-    o.pending = num(v[8]);
-    o.reserving = num(v[9]);
-    o.admitted = num(v[10]);
-    o.created_ms = num(v[11]);
-    pool_columns(&o, n, v, ptime);
+    o.namespace = r->ns;
+    o.name = r->name;
+    o.cluster_queue = r->cluster_queue;
+    o.cohort = r->cohort;
+    o.strategy = r->strategy;
+    o.stop_policy = r->stop_policy;
+    o.detail = r->detail;
+    o.inactive = r->inactive;
+    o.pending = r->pending;
+    o.reserving = r->reserving;
+    o.admitted = r->admitted;
+    o.created_ms = r->created_ms;
+    o.gpus_per_node = r->gpus_per_node;
+    o.min_nodes = r->min_nodes;
+    o.max_nodes = r->max_nodes;
+    o.provisioning_time = r->pool ? pool_time(r->provisioning_time, ptime) : NULL;
+    o.stockout = r->stockout != 0;
     return walk->fn(&o, walk->payload);
 }
 
@@ -557,18 +441,12 @@ int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_ob
 {
     enum gq_kind kind = resource ? gq__kind_lookup(resource) : GQ_KIND_NONE;
     struct obj_walk walk = {NULL, fn, payload};
-    size_t i;
 
-    for (i = 0; i < sizeof(obj_queries) / sizeof(obj_queries[0]); i++) {
-        if (obj_queries[i].kind == kind) {
-            walk.resource = gq__kind_resource(kind);
-            struct gq__query q = {obj_queries[i].sql, obj_queries[i].shape, &namespace, 1};
-
-            return gq__store_rows(db->st, &q, obj_row, &walk, err);
-        }
-    }
-    return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
-                     resource ? resource : "");
+    if (kind == GQ_KIND_NONE || !gq__store_object_listable(kind))
+        return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
+                         resource ? resource : "");
+    walk.resource = gq__kind_resource(kind);
+    return gq__store_objects(db->st, kind, namespace, obj_row, &walk, err);
 }
 
 /* ------------------------------------------------------------------ delete */
@@ -604,8 +482,8 @@ int gq_object_delete(gq_db *db, const char *resource, const char *namespace, con
 /* ------------------------------------------------------ provisioning requests */
 
 /*
- * A walk of one of the two queries below: the caller's callback (one of the
- * two is set), and whether a row came, for the not-found error.
+ * A walk of the requests or their templates: the caller's callback (one of
+ * the two is set), and whether a row came, for the not-found error.
  */
 struct named_walk {
     gq_provreq_fn provreq_fn;
@@ -614,99 +492,33 @@ struct named_walk {
     bool found;
 };
 
-/* Run sql with ?1 namespace, ?2 name; GQ_ENOTFOUND naming resource if a named one is absent. */
-static int named_query(gq_db *db, const char *sql, const char *shape, const char *ns,
-                       const char *name, gq__row_fn row, struct named_walk *walk,
-                       const char *resource,
-                       gq_error *err)
+/* A named one that is absent: GQ_ENOTFOUND naming resource; else rc. */
+static int named_result(int rc, const char *name, const struct named_walk *walk,
+                        const char *resource, gq_error *err)
 {
-    const char *params[2] = {ns, name};
-    struct gq__query q = {sql, shape, params, 2};
-    int rc = gq__store_rows(db->st, &q, row, walk, err);
-
     if (rc == GQ_OK && name && !walk->found)
         rc = gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", resource, name);
     return rc;
 }
 
-/* A field of the condition of a type in the request's valid status JSON (column st). */
-#define PR_COND(field, type)                                                                       \
-    "(SELECT c.value ->> '" field "' FROM json_each(pr.st, '$.conditions') c "                     \
-    "WHERE c.value ->> 'type' = '" type "' LIMIT 1)"
-
-/*
- * Columns: namespace, name, uid, workload, check, attempt, class, Accepted,
- * Provisioned, Failed, message, spec, templates, status, created_at. A status
- * that is not valid JSON reads as none, so one bad provider write cannot
- * break every listing.
- */
-static const char provreq_sql[] =
-    "WITH pr AS (SELECT p.*, CASE WHEN json_valid(p.status) THEN p.status END AS st "
-    "FROM provisioning_requests p WHERE p.deleted_at IS NULL "
-    "AND (?1 IS NULL OR p.namespace = ?1) AND (?2 IS NULL OR p.name = ?2)) "
-    "SELECT pr.namespace, pr.name, pr.uid, w.name, pr.check_name, pr.attempt, pr.class, "
-    PR_COND("status", "Accepted") ", " PR_COND("status", "Provisioned") ", "
-    PR_COND("status", "Failed") ", "
-    "CASE WHEN " PR_COND("status", "Failed") " = 'True' THEN " PR_COND("message", "Failed")
-    " ELSE " PR_COND("message", "Provisioned") " END, "
-    "pr.spec, pr.templates, pr.st, pr.created_at "
-    "FROM pr LEFT JOIN workloads w ON w.id = pr.workload_id ORDER BY pr.namespace, pr.name";
-
-static int provreq_row(int n, const char *const *v, void *payload)
+static int provreq_row(const gq_provreq_info *pr, void *payload)
 {
     struct named_walk *walk = payload;
-    gq_provreq_info pr;
 
-    (void)n;
     walk->found = true;
-    pr.namespace = v[0];
-    pr.name = v[1];
-    pr.uid = v[2];
-    pr.workload = v[3];
-    pr.check = v[4];
-    pr.attempt = num(v[5]);
-    pr.class_name = v[6];
-    pr.accepted = v[7];
-    pr.provisioned = v[8];
-    pr.failed = v[9];
-    pr.message = v[10];
-    pr.object = v[11];
-    pr.templates = v[12];
-    pr.status = v[13];
-    pr.created_ms = num(v[14]);
-    return walk->provreq_fn(&pr, walk->payload);
+    return walk->provreq_fn(pr, walk->payload);
 }
 
 int gq_provreq_list(gq_db *db, const char *namespace, const char *name, gq_provreq_fn fn,
                     void *payload, gq_error *err)
 {
     struct named_walk walk = {fn, NULL, payload, false};
+    int rc;
 
     GQ_ASSERT_ARG(db && fn);
-    return named_query(db, provreq_sql, "provisioning_requests:TTTtTIT....TT.I", namespace,
-                       name, provreq_row, &walk,
-                       "provisioningrequests.autoscaling.x-k8s.io", err);
+    rc = gq__store_provreqs(db->st, namespace, name, provreq_row, &walk, err);
+    return named_result(rc, name, &walk, "provisioningrequests.autoscaling.x-k8s.io", err);
 }
-
-/* A JSON array of the template's containers, as one comma-separated column. */
-#define PT_CONTAINERS(field)                                                                       \
-    "(SELECT group_concat(c.value ->> '" field "', ',') "                                          \
-    "FROM json_each(obj, '$.template.spec.containers') c)"
-
-/*
- * Columns: namespace, name, request, request uid, container names, images,
- * pod labels, object, created_at. A PodTemplate is stored inside its
- * request's row and has no UID of its own: pt_row derives one.
- */
-static const char podtemplate_sql[] =
-    "WITH pt AS (SELECT p.namespace AS ns, t.value ->> '$.metadata.name' AS name, p.name AS pr, "
-    "p.uid AS pr_uid, t.value AS obj, p.created_at AS created "
-    "FROM provisioning_requests p, json_each(p.templates) t WHERE p.deleted_at IS NULL "
-    "AND (?1 IS NULL OR p.namespace = ?1)) "
-    "SELECT ns, name, pr, pr_uid, " PT_CONTAINERS("name") ", " PT_CONTAINERS("image") ", "
-    "(SELECT group_concat(l.key || '=' || l.value, ',') FROM (SELECT key, value "
-    "  FROM json_each(obj, '$.template.metadata.labels') ORDER BY key) l), obj, created "
-    "FROM pt WHERE ?2 IS NULL OR name = ?2 ORDER BY ns, name";
 
 /* A name-based UID (RFC 4122 version 5 layout) from the owner's UID and the name. */
 static void derived_uid(char out[37], const char *owner_uid, const char *name)
@@ -721,25 +533,16 @@ static void derived_uid(char out[37], const char *owner_uid, const char *name)
     snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
 }
 
-static int pt_row(int n, const char *const *v, void *payload)
+/* A PodTemplate has no UID of its own: one is derived from its request's. */
+static int pt_row(const gq_podtemplate_info *stored, void *payload)
 {
     struct named_walk *walk = payload;
-    gq_podtemplate_info pt;
+    gq_podtemplate_info pt = *stored;
     char uid[37];
 
-    (void)n;
     walk->found = true;
-    derived_uid(uid, v[3], v[1]);
-    pt.namespace = v[0];
-    pt.name = v[1];
+    derived_uid(uid, pt.provreq_uid, pt.name);
     pt.uid = uid;
-    pt.provreq = v[2];
-    pt.provreq_uid = v[3];
-    pt.containers = v[4];
-    pt.images = v[5];
-    pt.pod_labels = v[6];
-    pt.object = v[7];
-    pt.created_ms = num(v[8]);
     return walk->podtemplate_fn(&pt, walk->payload);
 }
 
@@ -747,8 +550,9 @@ int gq_podtemplate_list(gq_db *db, const char *namespace, const char *name, gq_p
                         void *payload, gq_error *err)
 {
     struct named_walk walk = {NULL, fn, payload, false};
+    int rc;
 
     GQ_ASSERT_ARG(db && fn);
-    return named_query(db, podtemplate_sql, "provisioning_requests:TtTT...TI", namespace, name,
-                       pt_row, &walk, "podtemplates", err);
+    rc = gq__store_podtemplates(db->st, namespace, name, pt_row, &walk, err);
+    return named_result(rc, name, &walk, "podtemplates", err);
 }

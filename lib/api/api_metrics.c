@@ -6,8 +6,8 @@
  * every number is derived from the tables admission writes: gauges from
  * workloads, usage and quotas, counters and histograms from the append-only
  * events table (every workload state change with its time and from/to
- * states). A scrape is therefore one read transaction: about a dozen
- * statements, the histograms one pass over the workload events (a few per
+ * states), each family one typed read of the store (store_read.h). A scrape
+ * is therefore one read transaction: about a dozen statements, the histograms one pass over the workload events (a few per
  * workload: 100,000 workloads scan in well under a second). Series are
  * labelled with the ClusterQueue a workload holds or held quota in
  * (workloads.cluster_queue), or for pending ones the ClusterQueue of their
@@ -31,6 +31,7 @@
 #include "gpuqueue/metrics.h"
 #include "stats.h"
 #include "store.h"
+#include "store_read.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ buffer */
@@ -117,16 +118,15 @@ static void sample_start(struct gq__str *b,
 }
 
 /*
- * A metric family read off one query: its label columns in order, then the
- * value (SQL NULL: +Inf, an unset limit). ?1, in the queries that use it, is
- * now on the database's clock (as text: compare it through CAST).
+ * A metric family read off one store query (enum gq_metric_query): its label
+ * names in the query's order, then the value (NULL: +Inf, an unset limit).
  */
 struct family {
     const char *name;
     const char *type;
     const char *help;
     const char *labels[5]; /* NULL-terminated */
-    const char *sql;
+    enum gq_metric_query query;
 };
 
 struct family_walk {
@@ -135,92 +135,24 @@ struct family_walk {
     int nlabels;
 };
 
-static int family_row(int n, const char *const *v, void *payload)
+static int family_row(const struct gq_metric_row *m, void *payload)
 {
     struct family_walk *w = payload;
-    const char *value = n > w->nlabels && v[w->nlabels] ? v[w->nlabels] : "+Inf";
+    const char *value = m->value ? m->value : "+Inf";
     size_t len = strlen(value);
 
-    if (n <= w->nlabels)
-        return 0;
     /* SQLite writes a whole real as "10.0"; both parse, people read "10". */
     if (len > 2 && strcmp(value + len - 2, ".0") == 0)
         len -= 2;
-    sample_start(w->b, w->f->name, w->f->labels, v, w->nlabels, NULL);
+    sample_start(w->b, w->f->name, w->f->labels, m->labels, w->nlabels, NULL);
     gq__str_printf(w->b, " %.*s\n", (int)len, value);
     return w->b->failed ? GQ_ENOMEM : 0;
 }
 
 /* ------------------------------------------------------------- families */
 
-/* Kueue accounts cpu in milli-units and reports cores; everything else as it is. */
-#define UNITS(x) "CASE WHEN q.resource = 'cpu' THEN (" x ") / 1000.0 ELSE (" x ") END"
-
 /* clang-format off */
 #define RESOURCE_LABELS {"cohort", "cluster_queue", "flavor", "resource", NULL}
-/* clang-format on */
-
-/* One row per ClusterQueue quota (flavor, resource), with the value expression v. */
-#define RESOURCE_SQL(v)                                                                            \
-    "SELECT coalesce(cq.cohort, ''), q.owner, q.flavor, q.resource, " v " FROM quotas q "          \
-    "JOIN cluster_queues cq ON cq.name = q.owner WHERE q.owner_kind = 'ClusterQueue' "             \
-    "ORDER BY q.owner, q.flavor, q.resource"
-
-#define USAGE_OF(states)                                                                           \
-    "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "    \
-    "WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "         \
-    "AND w.state IN " states ")"
-
-/* Count, per ClusterQueue (every one, 0 included), the workload events matching cond. */
-#define EVENT_COUNT(cond)                                                                          \
-    "SELECT cq.name, count(x.q) FROM cluster_queues cq LEFT JOIN (SELECT w.cluster_queue AS q "    \
-    "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' AND " cond ") x "   \
-    "ON x.q = cq.name GROUP BY cq.name ORDER BY cq.name"
-
-/* Count, per ClusterQueue, the workloads holding quota in these states. */
-#define HOLDING(states)                                                                            \
-    "SELECT cq.name, (SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "           \
-    "AND w.state IN " states ") FROM cluster_queues cq ORDER BY cq.name"
-
-/*
- * Pending workloads are inadmissible, as Kueue's queue manager keeps them
- * apart from its heaps, when admission said so (reason Inadmissible: no
- * LocalQueue or ClusterQueue, an inactive queue, a namespace the selector
- * refuses), when either queue is stopped, or while they wait out a backoff.
- */
-static const char pending_sql[] =
-    "SELECT cq.name, s.status, (SELECT count(*) FROM workloads w JOIN local_queues lq "
-    "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
-    "WHERE lq.cluster_queue = cq.name AND w.state = 'pending' AND s.status = "
-    "CASE WHEN coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "
-    "OR cq.stop_policy <> 'None' OR coalesce(w.requeue_at, 0) > CAST(?1 AS INTEGER) "
-    "THEN 'inadmissible' ELSE 'active' END) "
-    "FROM cluster_queues cq, (SELECT 'active' AS status UNION ALL SELECT 'inadmissible') s "
-    "ORDER BY cq.name, s.status";
-
-/* The condition of a type in a request's (valid) status. */
-#define PR_TRUE(type)                                                                              \
-    "EXISTS (SELECT 1 FROM json_each(pr.st, '$.conditions') c WHERE c.value ->> 'type' = '" type   \
-    "' AND c.value ->> 'status' = 'True')"
-
-/*
- * Live ProvisioningRequests per ClusterQueue by their condition, in Kueue's
- * precedence (kueue-semantics.md §3.6); Created: the provider has said nothing yet.
- */
-/* clang-format off */
-static const char provreq_sql[] =
-    "WITH pr AS (SELECT p.workload_id, CASE WHEN json_valid(p.status) THEN p.status END AS st "
-    "FROM provisioning_requests p WHERE p.deleted_at IS NULL), "
-    "x AS (SELECT w.cluster_queue AS q, CASE WHEN " PR_TRUE("Failed") " THEN 'Failed' "
-    "WHEN " PR_TRUE("CapacityRevoked") " THEN 'CapacityRevoked' "
-    "WHEN " PR_TRUE("BookingExpired") " THEN 'BookingExpired' "
-    "WHEN " PR_TRUE("Provisioned") " THEN 'Provisioned' "
-    "WHEN " PR_TRUE("Accepted") " THEN 'Accepted' ELSE 'Created' END AS state "
-    "FROM pr JOIN workloads w ON w.id = pr.workload_id), "
-    "s(i, state) AS (VALUES (0, 'Created'), (1, 'Accepted'), (2, 'Provisioned'), "
-    "(3, 'BookingExpired'), (4, 'CapacityRevoked'), (5, 'Failed')) "
-    "SELECT cq.name, s.state, (SELECT count(*) FROM x WHERE x.q = cq.name AND x.state = s.state) "
-    "FROM cluster_queues cq, s ORDER BY cq.name, s.i";
 /* clang-format on */
 
 /* Metrics before the histograms, in output order. */
@@ -232,82 +164,77 @@ static const struct family counts[] = {
      "queue.\n- \"inadmissible\" means that they wait for something else to change: a missing "
      "or stopped queue, or a backoff.",
      {"cluster_queue", "status", NULL},
-     pending_sql},
+     GQ_METRIC_PENDING},
     {"kueue_reserving_active_workloads",
      "gauge",
      "The number of Workloads that are reserving quota, per 'cluster_queue'",
      {"cluster_queue", NULL},
-     HOLDING("('reserved', 'admitted', 'running')")},
+     GQ_METRIC_RESERVING},
     {"kueue_admitted_active_workloads",
      "gauge",
      "The number of admitted Workloads that are active (unsuspended and not finished), per "
      "'cluster_queue'",
      {"cluster_queue", NULL},
-     HOLDING("('admitted', 'running')")},
+     GQ_METRIC_ADMITTED_ACTIVE},
     {"kueue_quota_reserved_workloads_total",
      "counter",
      "The total number of quota reserved workloads per 'cluster_queue'",
      {"cluster_queue", NULL},
-     EVENT_COUNT("e.reason = 'QuotaReserved'")},
+     GQ_METRIC_QUOTA_RESERVED},
     {"kueue_admitted_workloads_total",
      "counter",
      "The total number of admitted workloads per 'cluster_queue'",
      {"cluster_queue", NULL},
-     EVENT_COUNT("e.to_state = 'admitted' AND e.from_state IN ('pending', 'reserved')")},
+     GQ_METRIC_ADMITTED},
     /* A rejected check deactivates: Kueue's reason for that eviction is Deactivated. */
     {"kueue_evicted_workloads_total",
      "counter",
      "The number of evicted workloads per 'cluster_queue' and 'reason' (Preempted, "
      "AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
      {"cluster_queue", "reason", NULL},
-     "SELECT w.cluster_queue, CASE WHEN e.to_state = 'deactivated' THEN 'Deactivated' "
-     "ELSE e.reason END AS r, count(*) FROM events e JOIN workloads w ON w.uid = e.uid "
-     "WHERE e.kind = 'Workload' AND e.from_state IN ('reserved', 'admitted', 'running') "
-     "AND e.to_state IN ('pending', 'deactivated') AND w.cluster_queue IS NOT NULL "
-     "GROUP BY 1, 2 ORDER BY 1, 2"},
+     GQ_METRIC_EVICTED},
 };
 
 /* Metrics after the histograms and the ClusterQueue status, in output order. */
 static const struct family resources[] = {
     {"kueue_cluster_queue_resource_reservation", "gauge",
      "Reports the cluster_queue's total resource reservation within all the flavors",
-     RESOURCE_LABELS, RESOURCE_SQL(UNITS(USAGE_OF("('reserved', 'admitted', 'running')")))},
+     RESOURCE_LABELS, GQ_METRIC_RESERVATION},
     {"kueue_cluster_queue_resource_usage", "gauge",
      "Reports the cluster_queue's total resource usage within all the flavors", RESOURCE_LABELS,
-     RESOURCE_SQL(UNITS(USAGE_OF("('admitted', 'running')")))},
+     GQ_METRIC_USAGE},
     {"kueue_cluster_queue_nominal_quota", "gauge",
      "Reports the cluster_queue's resource nominal quota within all the flavors", RESOURCE_LABELS,
-     RESOURCE_SQL(UNITS("q.nominal"))},
+     GQ_METRIC_NOMINAL},
     {"kueue_cluster_queue_borrowing_limit", "gauge",
      "Reports the cluster_queue's resource borrowing limit within all the flavors", RESOURCE_LABELS,
-     RESOURCE_SQL(UNITS("q.borrowing_limit"))},
+     GQ_METRIC_BORROWING_LIMIT},
     {"kueue_cluster_queue_lending_limit", "gauge",
      "Reports the cluster_queue's resource lending limit within all the flavors", RESOURCE_LABELS,
-     RESOURCE_SQL(UNITS("q.lending_limit"))},
+     GQ_METRIC_LENDING_LIMIT},
     {"gpuq_provisioning_requests",
      "gauge",
      "Live ProvisioningRequests per 'cluster_queue' and 'state', the strongest condition that "
      "is True (Failed, CapacityRevoked, BookingExpired, Provisioned, Accepted), Created before "
      "any",
      {"cluster_queue", "state", NULL},
-     provreq_sql},
+     GQ_METRIC_PROVREQS},
 };
 
 struct metrics {
     struct gq__str b;
-    char now[24]; /* the database's clock, ms, as the ?1 of every query */
+    int64_t now; /* the database's clock, ms */
 };
 
 static int
 emit_family(struct gq_store *st, struct metrics *m, const struct family *f, gq_error *err)
 {
     struct family_walk w = {&m->b, f, 0};
-    const char *params[1] = {m->now};
 
     while (f->labels[w.nlabels])
         w.nlabels++;
     family_header(&m->b, f->name, f->type, f->help);
-    return gq__store_query(st, f->sql, params, 1, family_row, &w, err);
+    return gq__store_metric(st, f->query, m->now, family_row, &w, err);
 }
 
 static int emit_families(
@@ -386,42 +313,21 @@ struct waits {
     struct hist h[2]; /* quota reserved, admitted */
 };
 
-/* Columns: cluster queue, quota reserved (0|1), admitted (0|1), wait in ms. */
-static int wait_row(int n, const char *const *v, void *payload)
+static int wait_row(const struct gq_wait_row *r, void *payload)
 {
     struct waits *w = payload;
-    int64_t ms;
-    int k;
 
-    if (n < 4 || !v[0] || !v[3])
-        return 0;
-    if (strcmp(v[0], w->cq) != 0) {
+    if (strcmp(r->cluster_queue, w->cq) != 0) {
         hist_flush(&w->h[0], w->cq);
         hist_flush(&w->h[1], w->cq);
-        snprintf(w->cq, sizeof(w->cq), "%s", v[0]);
+        snprintf(w->cq, sizeof(w->cq), "%s", r->cluster_queue);
     }
-    ms = strtoll(v[3], NULL, 10);
-    for (k = 0; k < 2; k++)
-        if (v[1 + k] && strcmp(v[1 + k], "1") == 0)
-            hist_observe(&w->h[k], ms);
+    if (r->reserved)
+        hist_observe(&w->h[0], r->wait_ms);
+    if (r->admitted)
+        hist_observe(&w->h[1], r->wait_ms);
     return w->h[0].out.failed || w->h[1].out.failed ? GQ_ENOMEM : 0;
 }
-
-/*
- * Each quota reservation and each admission, with the time since the
- * workload last became pending (created, evicted and requeued, or
- * reactivated): Kueue's "created or requeued". One indexed lookup per event
- * (events_object): a third of the cost of a window over all the events.
- */
-static const char waits_sql[] =
-    "SELECT w.cluster_queue, e.reason = 'QuotaReserved', "
-    "e.to_state = 'admitted' AND e.from_state IN ('pending', 'reserved'), "
-    "e.at - (SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' "
-    "AND p.to_state = 'pending' AND p.id < e.id) AS wait "
-    "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "
-    "AND (e.reason = 'QuotaReserved' OR (e.to_state = 'admitted' "
-    "AND e.from_state IN ('pending', 'reserved'))) AND w.cluster_queue IS NOT NULL "
-    "AND wait IS NOT NULL ORDER BY w.cluster_queue";
 
 static int emit_histograms(struct gq_store *st, struct metrics *m, gq_error *err)
 {
@@ -435,7 +341,7 @@ static int emit_histograms(struct gq_store *st, struct metrics *m, gq_error *err
     w.h[1].name = "kueue_admission_wait_time_seconds";
     w.h[1].help = "The time between a workload was created or requeued until admission, per "
                   "'cluster_queue'";
-    rc = gq__store_query(st, waits_sql, NULL, 0, wait_row, &w, err);
+    rc = gq__store_waits(st, wait_row, &w, err);
     for (k = 0; k < 2; k++) {
         hist_flush(&w.h[k], w.cq);
         family_header(&m->b, w.h[k].name, "histogram", w.h[k].help);
@@ -493,7 +399,7 @@ static int metrics_txn(struct gq_store *st, void *payload, gq_error *err)
     m->b.len = 0; /* a retried snapshot starts over */
     if (m->b.p)
         m->b.p[0] = '\0';
-    snprintf(m->now, sizeof(m->now), "%lld", (long long)gq__store_now(st));
+    m->now = gq__store_now(st);
     if ((rc = emit_families(st, m, counts, sizeof(counts) / sizeof(counts[0]), err)) != GQ_OK ||
         (rc = emit_histograms(st, m, err)) != GQ_OK || (rc = emit_status(a->db, m, err)) != GQ_OK)
         return rc;

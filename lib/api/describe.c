@@ -8,9 +8,9 @@
  * Objects end with the "Events:" table read from the append-only events table
  * by the object's UID.
  *
- * The fields come from the stored canonical JSON through SQLite's JSON
- * functions (json_each, json_tree, ->>), so this file needs no JSON library;
- * status counts come from gq_object_list and gq_workload_list, so they mean
+ * The fields come from the stored canonical JSON through the store's typed
+ * reads (store_read.h: labels, quota rows, a JSON document's nodes...), so
+ * this file holds no SQL and needs no JSON library; status counts come from gq_object_list and gq_workload_list, so they mean
  * what `gpuq list` shows. Kinds without a describer of their own print their
  * fields the way kubectl prints an unstructured object.
  *
@@ -28,6 +28,7 @@
 #include "api.h"
 #include "error.h"
 #include "store.h"
+#include "store_read.h"
 #include "util.h"
 
 /* --------------------------------------------------------------------- text */
@@ -303,54 +304,14 @@ struct describe {
     gq_error *err;
 };
 
-/* The first row of a query, copied. */
-struct row {
-    int n;
-    char *v[16];
-};
-
-static void row_clear(struct row *r)
+/* The object asked for is not there: the error names it as the user typed it. */
+static int not_found(struct describe *d)
 {
-    int i;
-
-    for (i = 0; i < r->n; i++)
-        free(r->v[i]);
-    r->n = 0;
+    return gq__error(d->err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(d->kind),
+                     d->name);
 }
 
-static int row_copy(int n, const char *const *v, void *payload)
-{
-    struct row *r = payload;
-    int i;
-
-    for (i = 0; i < n && i < 16; i++) {
-        r->v[i] = gq__strdup(v[i]);
-        r->n = i + 1;
-        if (v[i] && !r->v[i])
-            return GQ_ENOMEM;
-    }
-    return 1; /* the first row is enough */
-}
-
-/* Read one row into r; GQ_ENOTFOUND naming the object when there is none. */
-static int
-fetch(struct describe *d, const char *sql, const char *const *params, int n, struct row *r)
-{
-    int rc;
-
-    r->n = 0;
-    rc = gq__store_query(d->db->st, sql, params, n, row_copy, r, d->err);
-    if (rc == 1)
-        return GQ_OK;
-    if (rc == GQ_ENOMEM)
-        return gq__error(d->err, GQ_ENOMEM, "out of memory");
-    if (rc == GQ_OK)
-        return gq__error(d->err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(d->kind),
-                         d->name);
-    return rc;
-}
-
-/* A list field: "Label:\tfirst", then "\tnext" per further row of the query's column 0. */
+/* A list field: "Label:\tfirst", then "\tnext" per further entry. */
 struct list_ctx {
     struct describe *d;
     int level;
@@ -358,52 +319,40 @@ struct list_ctx {
     int rows;
 };
 
-static int list_row(int n, const char *const *v, void *payload)
+static int list_entry(const char *text, void *payload)
 {
     struct list_ctx *l = payload;
 
-    (void)n;
     if (l->rows++ == 0)
-        line(&l->d->t, l->level, "%s:\t%s\n", l->label, v[0] ? v[0] : "");
+        line(&l->d->t, l->level, "%s:\t%s\n", l->label, text ? text : "");
     else
-        line(&l->d->t, l->level, "\t%s\n", v[0] ? v[0] : "");
+        line(&l->d->t, l->level, "\t%s\n", text ? text : "");
     return 0;
 }
 
-static int put_list(struct describe *d,
-                    int level,
-                    const char *label,
-                    const char *sql,
-                    const char *const *params,
-                    int n)
+/* A store read of a list of text entries (store_read.h) about arg: a spec or a name. */
+typedef int (*list_read)(struct gq_store *st, const char *arg, gq__text_fn fn, void *payload,
+                         gq_error *err);
+
+/* The entries read of arg as a list field, or "Label:\t<none>". */
+static int put_list(struct describe *d, int level, const char *label, list_read read,
+                    const char *arg)
 {
     struct list_ctx l = {d, level, label, 0};
-    int rc = gq__store_query(d->db->st, sql, params, n, list_row, &l, d->err);
+    int rc = read(d->db->st, arg, list_entry, &l, d->err);
 
     if (rc == GQ_OK && l.rows == 0)
         line(&d->t, level, "%s:\t<none>\n", label);
     return rc;
 }
 
-/*
- * A text column on one line, as a describe cell must be: newlines shown as
- * "\n", tabs and form feeds (our column and flush marks) as spaces.
- */
-#define ONE_LINE(x) "replace(replace(replace(" x ", char(10), '\\n'), char(9), ' '), char(12), ' ')"
-
-static const char labels_sql[] =
-    "SELECT key || '=' || value FROM json_each(?1, '$.metadata.labels') ORDER BY key";
-static const char annotations_sql[] =
-    "SELECT key || ': ' || " ONE_LINE("value") " FROM json_each(?1, '$.metadata.annotations') "
-                                               "ORDER BY key";
-
-/* Name, Namespace, Labels, Annotations, UID and creation time of any object. */
+/* Name, Namespace, Labels, Annotations, UID and creation time (when given) of any object. */
 static int put_meta(struct describe *d,
                     const char *ns,
                     const char *name,
                     const char *uid,
                     const char *spec,
-                    const char *created)
+                    const int64_t *created)
 {
     char buf[32];
     int rc;
@@ -411,47 +360,40 @@ static int put_meta(struct describe *d,
     line(&d->t, 0, "Name:\t%s\n", name);
     if (ns)
         line(&d->t, 0, "Namespace:\t%s\n", ns);
-    if ((rc = put_list(d, 0, "Labels", labels_sql, &spec, 1)) != GQ_OK ||
-        (rc = put_list(d, 0, "Annotations", annotations_sql, &spec, 1)) != GQ_OK)
+    if ((rc = put_list(d, 0, "Labels", gq__store_spec_labels, spec)) != GQ_OK ||
+        (rc = put_list(d, 0, "Annotations", gq__store_spec_annotations, spec)) != GQ_OK)
         return rc;
     line(&d->t, 0, "UID:\t%s\n", or_none(uid));
     if (created)
-        line(&d->t, 0, "Creation Timestamp:\t%s\n", rfc3339(buf, num(created)));
+        line(&d->t, 0, "Creation Timestamp:\t%s\n", rfc3339(buf, *created));
     return GQ_OK;
 }
 
-/* Columns: type, reason, at, message. */
-static int event_row(int n, const char *const *v, void *payload)
+static int event_line(const struct gq_event_row *e, void *payload)
 {
     struct describe *d = payload;
     char age[32];
 
-    (void)n;
-    line(&d->t, 1, "%s\t%s\t%s\t%s\t%s\n", v[0], v[1], human_duration(age, d->now_ms - num(v[2])),
-         "gpuq", v[3] ? v[3] : "");
+    line(&d->t, 1, "%s\t%s\t%s\t%s\t%s\n", e->type, e->reason,
+         human_duration(age, d->now_ms - e->at_ms), "gpuq", e->message ? e->message : "");
     return 0;
 }
 
 /* The Events table of the object with this UID, oldest first, as kubectl prints it. */
 static int put_events(struct describe *d, const char *uid)
 {
-    static const char count_sql[] = "SELECT count(*) FROM events WHERE uid = ?1";
-    static const char sql[] =
-        "SELECT type, reason, at, " ONE_LINE("trim(message)") " FROM events WHERE uid = ?1 "
-                                                              "ORDER BY at, id";
-    struct row r = {0, {NULL}};
-    int rc = fetch(d, count_sql, &uid, 1, &r);
+    int64_t n;
+    int rc = gq__store_event_count(d->db->st, uid, &n, d->err);
 
-    if (rc == GQ_OK && num(r.v[0]) == 0) {
+    if (rc == GQ_OK && n == 0) {
         line(&d->t, 0, "Events:\t<none>\n");
     } else if (rc == GQ_OK) {
         flush(&d->t);
         line(&d->t, 0, "Events:\n");
         line(&d->t, 1, "Type\tReason\tAge\tFrom\tMessage\n");
         line(&d->t, 1, "----\t------\t----\t----\t-------\n");
-        rc = gq__store_query(d->db->st, sql, &uid, 1, event_row, d, d->err);
+        rc = gq__store_events_of(d->db->st, uid, event_line, d, d->err);
     }
-    row_clear(&r);
     return rc;
 }
 
@@ -528,7 +470,7 @@ static void put_label(struct gq__str *t, const char *key)
     }
 }
 
-/* Walking json_tree's rows (depth first) with the indent level of each container. */
+/* Walking json_tree's nodes (depth first) with the indent level of each container. */
 struct tree_ctx {
     struct describe *d;
     int base;
@@ -549,38 +491,37 @@ static void tree_push(struct tree_ctx *c, int64_t id, int level, bool array)
     }
 }
 
-/* Columns: key, type, value, id, parent. As kubectl's printUnstructuredContent. */
-static int tree_row(int n, const char *const *v, void *payload)
+/* As kubectl's printUnstructuredContent. */
+static int tree_node(const struct gq_json_node *n, void *payload)
 {
     struct tree_ctx *c = payload;
-    bool array = strcmp(v[1], "array") == 0, container = array || !strcmp(v[1], "object");
+    bool array = strcmp(n->type, "array") == 0, container = array || !strcmp(n->type, "object");
     int level;
 
-    (void)n;
-    if (!v[4]) {
+    if (n->top) {
         c->depth = 0;
-        tree_push(c, num(v[3]), c->base, array);
+        tree_push(c, n->id, c->base, array);
         return 0;
     }
-    while (c->depth > 0 && c->stack[c->depth - 1].id != num(v[4]))
+    while (c->depth > 0 && c->stack[c->depth - 1].id != n->parent)
         c->depth--;
     if (c->depth == 0)
         return 0; /* below a skipped or too deep container */
     level = c->stack[c->depth - 1].level;
     if (c->stack[c->depth - 1].array) {
         if (container)
-            tree_push(c, num(v[3]), level, array);
+            tree_push(c, n->id, level, array);
         else
-            line(&c->d->t, level, "%s\n", v[2] ? v[2] : "");
+            line(&c->d->t, level, "%s\n", n->value ? n->value : "");
         return 0;
     }
     line(&c->d->t, level, "%s", "");
-    put_label(&c->d->t, v[0]);
+    put_label(&c->d->t, n->key);
     if (container) {
         gq__str_add(&c->d->t, ":\n", 2);
-        tree_push(c, num(v[3]), level + 1, array);
+        tree_push(c, n->id, level + 1, array);
     } else {
-        line(&c->d->t, 0, ":\t%s\n", v[2] ? v[2] : "");
+        line(&c->d->t, 0, ":\t%s\n", n->value ? n->value : "");
     }
     return 0;
 }
@@ -592,20 +533,12 @@ static int tree_row(int n, const char *const *v, void *payload)
 static int
 put_tree(struct describe *d, int level, const char *json, const char *path, bool skip_meta)
 {
-    static const char sql[] =
-        "SELECT key, type, CASE type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
-        "WHEN 'null' THEN '<nil>' ELSE " ONE_LINE(
-            "atom") " END, id, parent "
-                    "FROM json_tree(?1, ?2) "
-                    "WHERE ?3 IS NULL OR NOT (fullkey IN ('$.apiVersion', '$.kind', '$.metadata') "
-                    "OR path LIKE '$.metadata%')";
-    const char *params[3] = {json, path, skip_meta ? "1" : NULL};
     struct tree_ctx c;
 
     memset(&c, 0, sizeof(c));
     c.d = d;
     c.base = level;
-    return gq__store_query(d->db->st, sql, params, 3, tree_row, &c, d->err);
+    return gq__store_json_tree(d->db->st, json, path, skip_meta, tree_node, &c, d->err);
 }
 
 /* ------------------------------------------------------------- queue status */
@@ -684,14 +617,14 @@ struct groups_ctx {
     int rows;
 };
 
-/* Columns: flavor, resource, nominal, borrowing limit, lending limit, usage. */
-static int group_row(int n, const char *const *v, void *payload)
+static int group_line(const struct gq_group_row *r, void *payload)
 {
     struct groups_ctx *g = payload;
+    const char *cells[5] = {r->flavor, r->resource, r->nominal, r->borrowing_limit,
+                            r->lending_limit};
     char q[GQ_QUANTITY_BUFSIZE];
     int i;
 
-    (void)n;
     if (g->rows++ == 0) {
         line(&g->d->t, 0, "Resource Groups:\n");
         line(&g->d->t, 1, "Flavor\tResource\tNominal\tBorrowing Limit\tLending Limit%s\n",
@@ -701,26 +634,18 @@ static int group_row(int n, const char *const *v, void *payload)
     }
     line(&g->d->t, 1, "%s", "");
     for (i = 0; i < 5; i++)
-        line(&g->d->t, 0, "%s%s", i ? "\t" : "", or_none(v[i]));
+        line(&g->d->t, 0, "%s%s", i ? "\t" : "", or_none(cells[i]));
     if (g->usage)
-        line(&g->d->t, 0, "\t%s", amount(q, v[1] ? v[1] : "", num(v[5])));
+        line(&g->d->t, 0, "\t%s", amount(q, r->resource ? r->resource : "", r->usage));
     gq__str_add(&g->d->t, "\n", 1);
     return 0;
 }
 
-/* The quota table of a ClusterQueue (with what is used of it) or a Cohort (?2 NULL). */
+/* The quota table of a ClusterQueue (with what is used of it) or a Cohort (cq NULL). */
 static int put_groups(struct describe *d, const char *spec, const char *cq)
 {
-    static const char sql[] =
-        "SELECT f.value ->> 'name', r.value ->> 'name', r.value ->> 'nominalQuota', "
-        "r.value ->> 'borrowingLimit', r.value ->> 'lendingLimit', "
-        "(SELECT coalesce(sum(u.amount), 0) FROM usage u WHERE u.cluster_queue = ?2 "
-        "  AND u.flavor = f.value ->> 'name' AND u.resource = r.value ->> 'name') "
-        "FROM json_each(?1, '$.spec.resourceGroups') g, json_each(g.value, '$.flavors') f, "
-        "json_each(f.value, '$.resources') r ORDER BY g.key, f.key, r.key";
-    const char *params[2] = {spec, cq};
     struct groups_ctx g = {d, cq != NULL, 0};
-    int rc = gq__store_query(d->db->st, sql, params, 2, group_row, &g, d->err);
+    int rc = gq__store_quota_groups(d->db->st, spec, cq, group_line, &g, d->err);
 
     if (rc == GQ_OK && g.rows == 0)
         line(&d->t, 0, "Resource Groups:\t<none>\n");
@@ -731,73 +656,62 @@ static int put_groups(struct describe *d, const char *spec, const char *cq)
 
 /* --------------------------------------------------------------- describers */
 
-/* A LabelSelector as kubectl formats one; "<none>" when absent (no namespace matches). */
-#define NS_SELECTOR                                                                                \
-    "CASE WHEN coalesce(json_type(spec, '$.spec.namespaceSelector'), 'null') = 'null' "            \
-    "THEN '<none>' ELSE coalesce((SELECT group_concat(x, ',') FROM ("                              \
-    "SELECT key || '=' || value AS x "                                                             \
-    "FROM json_each(spec, '$.spec.namespaceSelector.matchLabels') UNION ALL "                      \
-    "SELECT CASE e.value ->> 'operator' WHEN 'Exists' THEN e.value ->> 'key' "                     \
-    "WHEN 'DoesNotExist' THEN '!' || (e.value ->> 'key') "                                         \
-    "ELSE (e.value ->> 'key') || ' ' || lower(e.value ->> 'operator') || ' (' || "                 \
-    "(SELECT group_concat(v.value, ',') FROM json_each(e.value, '$.values') v) || ')' END "        \
-    "FROM json_each(spec, '$.spec.namespaceSelector.matchExpressions') e)), "                      \
-    "'<all namespaces>') END"
-
-static int describe_cq(struct describe *d, struct row *r)
+/* The queue object asked for, into o; GQ_ENOTFOUND naming it when there is none. */
+static int read_object(struct describe *d, struct gq_obj_detail *o)
 {
-    static const char sql[] =
-        "SELECT name, uid, spec, created_at, cohort, strategy, stop_policy, " NS_SELECTOR ", "
-        "coalesce(spec ->> '$.spec.preemption.withinClusterQueue', 'Never'), "
-        "coalesce(spec ->> '$.spec.preemption.reclaimWithinCohort', 'Never'), "
-        "coalesce(spec ->> '$.spec.preemption.borrowWithinCohort.policy', 'Never') "
-        "FROM cluster_queues WHERE name = ?1";
-    static const char checks_sql[] =
-        "SELECT (c.value ->> 'name') || coalesce(' (flavors: ' || (SELECT group_concat(f.value, "
-        "', ') FROM json_each(c.value, '$.onFlavors') f) || ')', '') "
-        "FROM json_each(?1, '$.spec.admissionChecksStrategy.admissionChecks') c ORDER BY c.key";
+    int rc = gq__store_object_detail(d->db->st, d->kind, d->ns, d->name, o, d->err);
+
+    return rc == GQ_OK && !o->found ? not_found(d) : rc;
+}
+
+static int put_object_meta(struct describe *d, const struct gq_obj_detail *o)
+{
+    return put_meta(d, o->ns, o->name, o->uid, o->spec, o->has_created ? &o->created_ms : NULL);
+}
+
+static int describe_cq(struct describe *d)
+{
+    struct gq_obj_detail o;
     struct qfind q = {NULL, d->name, false, NULL, 0, 0, 0};
     int rc;
 
-    if ((rc = fetch(d, sql, &d->name, 1, r)) || (rc = qfind(d, "clusterqueue", NULL, &q)) ||
-        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
+    if ((rc = read_object(d, &o)) || (rc = qfind(d, "clusterqueue", NULL, &q)) ||
+        (rc = put_object_meta(d, &o)))
         goto out;
-    line(&d->t, 0, "Cohort:\t%s\n", or_none(r->v[4]));
-    line(&d->t, 0, "Queueing Strategy:\t%s\n", r->v[5]);
-    line(&d->t, 0, "Stop Policy:\t%s\n", r->v[6]);
-    line(&d->t, 0, "Namespace Selector:\t%s\n", r->v[7]);
+    line(&d->t, 0, "Cohort:\t%s\n", or_none(o.cohort));
+    line(&d->t, 0, "Queueing Strategy:\t%s\n", o.strategy);
+    line(&d->t, 0, "Stop Policy:\t%s\n", o.stop_policy);
+    line(&d->t, 0, "Namespace Selector:\t%s\n", o.ns_selector);
     line(&d->t, 0, "Preemption:\n");
-    line(&d->t, 1, "Within Cluster Queue:\t%s\n", r->v[8]);
-    line(&d->t, 1, "Reclaim Within Cohort:\t%s\n", r->v[9]);
-    line(&d->t, 1, "Borrow Within Cohort:\t%s\n", r->v[10]);
-    if ((rc = put_groups(d, r->v[2], r->v[0])) ||
-        (rc = put_list(d, 0, "Admission Checks", checks_sql, (const char *const *)&r->v[2], 1)))
+    line(&d->t, 1, "Within Cluster Queue:\t%s\n", o.within_cq);
+    line(&d->t, 1, "Reclaim Within Cohort:\t%s\n", o.reclaim);
+    line(&d->t, 1, "Borrow Within Cohort:\t%s\n", o.borrow);
+    if ((rc = put_groups(d, o.spec, o.name)) ||
+        (rc = put_list(d, 0, "Admission Checks", gq__store_cq_checks, o.spec)))
         goto out;
     put_cq_status(d, &q);
-    rc = put_events(d, r->v[1]);
+    rc = put_events(d, o.uid);
 out:
     free(q.inactive);
+    gq__store_obj_detail_clear(&o);
     return rc;
 }
 
-static int describe_lq(struct describe *d, struct row *r)
+static int describe_lq(struct describe *d)
 {
-    static const char sql[] = "SELECT namespace, name, uid, spec, created_at, cluster_queue, "
-                              "stop_policy FROM local_queues WHERE namespace = ?1 AND name = ?2";
-    const char *params[2] = {d->ns, d->name};
+    struct gq_obj_detail o;
     struct qfind q = {d->ns, d->name, false, NULL, 0, 0, 0};
     struct qfind cq = {NULL, NULL, false, NULL, 0, 0, 0};
     int rc;
 
-    if ((rc = fetch(d, sql, params, 2, r)) || (rc = qfind(d, "localqueue", d->ns, &q)))
+    if ((rc = read_object(d, &o)) || (rc = qfind(d, "localqueue", d->ns, &q)))
         goto out;
-    cq.name = r->v[5];
-    if ((rc = qfind(d, "clusterqueue", NULL, &cq)) ||
-        (rc = put_meta(d, r->v[0], r->v[1], r->v[2], r->v[3], r->v[4])))
+    cq.name = o.cluster_queue;
+    if ((rc = qfind(d, "clusterqueue", NULL, &cq)) || (rc = put_object_meta(d, &o)))
         goto out;
-    line(&d->t, 0, "Cluster Queue:\t%s\n", r->v[5]);
-    line(&d->t, 0, "Stop Policy:\t%s\n", r->v[6]);
-    if (strcmp(r->v[6], "None") != 0)
+    line(&d->t, 0, "Cluster Queue:\t%s\n", o.cluster_queue);
+    line(&d->t, 0, "Stop Policy:\t%s\n", o.stop_policy);
+    if (strcmp(o.stop_policy, "None") != 0)
         put_active(d, false, "Stopped", "LocalQueue is stopped");
     else if (!cq.found || cq.inactive)
         put_active(d, false, cq.found ? "ClusterQueueIsInactive" : "ClusterQueueDoesNotExist",
@@ -805,104 +719,67 @@ static int describe_lq(struct describe *d, struct row *r)
     else
         put_active(d, true, "Ready", "Can submit new workloads to localQueue");
     put_counts(d, &q);
-    rc = put_events(d, r->v[2]);
+    rc = put_events(d, o.uid);
 out:
     free(q.inactive);
     free(cq.inactive);
+    gq__store_obj_detail_clear(&o);
     return rc;
 }
 
-static int describe_flavor(struct describe *d, struct row *r)
+static int describe_flavor(struct describe *d)
 {
-    static const char sql[] =
-        "SELECT name, uid, spec, created_at, "
-        "spec ->> '$.spec.topologyName' FROM resource_flavors WHERE name = ?1";
-    static const char labels[] =
-        "SELECT key || '=' || value FROM json_each(?1, '$.spec.nodeLabels') ORDER BY key";
-    static const char taints[] =
-        "SELECT (t.value ->> 'key') || coalesce('=' || (t.value ->> 'value'), '') || ':' || "
-        "(t.value ->> 'effect') FROM json_each(?1, '$.spec.nodeTaints') t ORDER BY t.key";
-    static const char tolerations[] =
-        "SELECT coalesce(t.value ->> 'key', '') || coalesce('=' || (t.value ->> 'value'), '') || "
-        "coalesce(':' || (t.value ->> 'effect'), '') || CASE WHEN t.value ->> 'operator' = "
-        "'Exists' AND t.value ->> 'value' IS NULL THEN CASE WHEN coalesce(t.value ->> 'key', "
-        "t.value ->> 'effect') IS NULL THEN 'op=Exists' ELSE ' op=Exists' END ELSE '' END || "
-        "coalesce(' for ' || (t.value ->> 'tolerationSeconds') || 's', '') "
-        "FROM json_each(?1, '$.spec.tolerations') t ORDER BY t.key";
-    static const char users[] = "SELECT DISTINCT owner FROM quotas WHERE owner_kind = "
-                                "'ClusterQueue' AND flavor = ?1 ORDER BY owner";
-    const char *spec;
+    struct gq_obj_detail o;
     int rc;
 
-    if ((rc = fetch(d, sql, &d->name, 1, r)) ||
-        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
-        return rc;
-    spec = r->v[2];
-    if ((rc = put_list(d, 0, "Node Labels", labels, &spec, 1)) ||
-        (rc = put_list(d, 0, "Node Taints", taints, &spec, 1)) ||
-        (rc = put_list(d, 0, "Tolerations", tolerations, &spec, 1)))
-        return rc;
-    line(&d->t, 0, "Topology Name:\t%s\n", or_none(r->v[4]));
-    if ((rc = put_list(d, 0, "Cluster Queues", users, (const char *const *)&r->v[0], 1)))
-        return rc;
-    return put_events(d, r->v[1]);
+    if ((rc = read_object(d, &o)) || (rc = put_object_meta(d, &o)) ||
+        (rc = put_list(d, 0, "Node Labels", gq__store_flavor_labels, o.spec)) ||
+        (rc = put_list(d, 0, "Node Taints", gq__store_flavor_taints, o.spec)) ||
+        (rc = put_list(d, 0, "Tolerations", gq__store_flavor_tolerations, o.spec)))
+        goto out;
+    line(&d->t, 0, "Topology Name:\t%s\n", or_none(o.topology));
+    if ((rc = put_list(d, 0, "Cluster Queues", gq__store_flavor_users, o.name)))
+        goto out;
+    rc = put_events(d, o.uid);
+out:
+    gq__store_obj_detail_clear(&o);
+    return rc;
 }
 
-static int describe_cohort(struct describe *d, struct row *r)
+static int describe_cohort(struct describe *d)
 {
-    static const char sql[] =
-        "SELECT name, uid, spec, created_at, parent FROM cohorts WHERE name = ?1";
-    static const char members[] = "SELECT name FROM cluster_queues WHERE cohort = ?1 ORDER BY name";
-    static const char children[] = "SELECT name FROM cohorts WHERE parent = ?1 ORDER BY name";
+    struct gq_obj_detail o;
     int rc;
 
-    if ((rc = fetch(d, sql, &d->name, 1, r)) ||
-        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
-        return rc;
-    line(&d->t, 0, "Parent:\t%s\n", or_none(r->v[4]));
-    if ((rc = put_groups(d, r->v[2], NULL)) ||
-        (rc = put_list(d, 0, "Cluster Queues", members, (const char *const *)&r->v[0], 1)) ||
-        (rc = put_list(d, 0, "Child Cohorts", children, (const char *const *)&r->v[0], 1)))
-        return rc;
-    return put_events(d, r->v[1]);
+    if ((rc = read_object(d, &o)) || (rc = put_object_meta(d, &o)))
+        goto out;
+    line(&d->t, 0, "Parent:\t%s\n", or_none(o.cohort));
+    if ((rc = put_groups(d, o.spec, NULL)) ||
+        (rc = put_list(d, 0, "Cluster Queues", gq__store_cohort_members, o.name)) ||
+        (rc = put_list(d, 0, "Child Cohorts", gq__store_cohort_children, o.name)))
+        goto out;
+    rc = put_events(d, o.uid);
+out:
+    gq__store_obj_detail_clear(&o);
+    return rc;
 }
 
 /* Every other kind: its fields as kubectl describes an unstructured object. */
-static const struct {
-    enum gq_kind kind;
-    const char *sql; /* columns: name, uid, spec, created_at, apiVersion, kind */
-} generic_sql[] = {
-    {GQ_KIND_NAMESPACE, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                        "spec ->> 'kind' FROM namespaces WHERE name = ?1"},
-    {GQ_KIND_PRIORITY_CLASS, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                             "spec ->> 'kind' FROM priority_classes WHERE name = ?1"},
-    {GQ_KIND_ADMISSION_CHECK, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                              "spec ->> 'kind' FROM admission_checks WHERE name = ?1"},
-    {GQ_KIND_PROVISIONING_CONFIG, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                                  "spec ->> 'kind' FROM provisioning_configs WHERE name = ?1"},
-    {GQ_KIND_CONFIGURATION, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                            "spec ->> 'kind' FROM configurations WHERE name = ?1"},
-    {GQ_KIND_NODE_POOL, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
-                        "spec ->> 'kind' FROM node_pools WHERE name = ?1"},
-};
-
-static int describe_generic(struct describe *d, struct row *r)
+static int describe_generic(struct describe *d)
 {
-    size_t i = 0;
+    struct gq_obj_detail o;
     int rc;
 
-    while (i + 1 < sizeof(generic_sql) / sizeof(generic_sql[0]) && generic_sql[i].kind != d->kind)
-        i++;
-    if (generic_sql[i].kind != d->kind)
-        return gq__error(d->err, GQ_EINVALID, "cannot describe a %s", gq__kind_resource(d->kind));
-    if ((rc = fetch(d, generic_sql[i].sql, &d->name, 1, r)) ||
-        (rc = put_meta(d, NULL, r->v[0], r->v[1], r->v[2], r->v[3])))
-        return rc;
-    line(&d->t, 0, "API Version:\t%s\n", or_none(r->v[4]));
-    line(&d->t, 0, "Kind:\t%s\n", or_none(r->v[5]));
-    if ((rc = put_tree(d, 0, r->v[2], "$", true)) != GQ_OK)
-        return rc;
-    return put_events(d, r->v[1]);
+    if ((rc = read_object(d, &o)) || (rc = put_object_meta(d, &o)))
+        goto out;
+    line(&d->t, 0, "API Version:\t%s\n", or_none(o.api_version));
+    line(&d->t, 0, "Kind:\t%s\n", or_none(o.kind));
+    if ((rc = put_tree(d, 0, o.spec, "$", true)) != GQ_OK)
+        goto out;
+    rc = put_events(d, o.uid);
+out:
+    gq__store_obj_detail_clear(&o);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- workloads */
@@ -979,49 +856,41 @@ struct podsets_ctx {
     int rows;
 };
 
-/* Columns: pod set, count, resource, per pod (text), per pod (accounting units). */
-static int podset_row(int n, const char *const *v, void *payload)
+static int podset_line(const struct gq_podset_row *r, void *payload)
 {
     struct podsets_ctx *p = payload;
-    int64_t count = num(v[1]), each = num(v[3] ? v[4] : NULL);
+    int64_t count = num(r->count), each = r->amount;
     char total[GQ_QUANTITY_BUFSIZE];
-    bool same = p->rows++ > 0 && v[0] && strncmp(p->last, v[0], sizeof(p->last)) == 0;
+    bool same = p->rows++ > 0 && r->podset && strncmp(p->last, r->podset, sizeof(p->last)) == 0;
 
-    (void)n;
-    snprintf(p->last, sizeof(p->last), "%s", v[0] ? v[0] : "");
-    if (!v[2]) {
-        line(&p->d->t, 1, "%s\t%s\t<none>\t\t\n", or_none(v[0]), or_none(v[1]));
+    snprintf(p->last, sizeof(p->last), "%s", r->podset ? r->podset : "");
+    if (!r->resource) {
+        line(&p->d->t, 1, "%s\t%s\t<none>\t\t\n", or_none(r->podset), or_none(r->count));
         return 0;
     }
     if (count > 0 && each > INT64_MAX / count)
         snprintf(total, sizeof(total), "<overflow>");
     else
-        amount(total, v[2], each * count);
-    line(&p->d->t, 1, "%s\t%s\t%s\t%s\t%s\n", same ? "" : or_none(v[0]), same ? "" : v[1], v[2],
-         v[3], total);
+        amount(total, r->resource, each * count);
+    line(&p->d->t, 1, "%s\t%s\t%s\t%s\t%s\n", same ? "" : or_none(r->podset),
+         same ? "" : r->count, r->resource, r->per_pod, total);
     return 0;
 }
 
 static int put_podsets(struct describe *d, const char *uid)
 {
-    static const char sql[] =
-        "SELECT p.value ->> 'name', p.value ->> 'count', r.key, r.value, a.value "
-        "FROM workloads w JOIN json_each(w.podsets) p "
-        "LEFT JOIN json_each(p.value, '$.requests') r ON 1 "
-        "LEFT JOIN json_each(p.value, '$.amounts') a ON a.key = r.key "
-        "WHERE w.uid = ?1 ORDER BY p.key, r.key";
     struct podsets_ctx p = {d, "", 0};
     int rc;
 
     line(&d->t, 0, "Pod Sets:\n");
     line(&d->t, 1, "Name\tCount\tResource\tPer Pod\tTotal\n");
     line(&d->t, 1, "----\t-----\t--------\t-------\t-----\n");
-    rc = gq__store_query(d->db->st, sql, &uid, 1, podset_row, &p, d->err);
+    rc = gq__store_workload_podsets(d->db->st, uid, podset_line, &p, d->err);
     flush(&d->t);
     return rc;
 }
 
-/* A free-text value on one line (see ONE_LINE), or "<none>". */
+/* A free-text value on one line (as the store's reads make cells), or "<none>". */
 static void put_one_line(struct gq__str *t, const char *label, const char *s)
 {
     const char *p;
@@ -1062,45 +931,33 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
     if (w->finished)
         line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));
 }
-
 /* How long the job runs once its pods start (gpuq.dev/duration), when it says. */
-static void put_duration(struct describe *d, const char *ms)
+static void put_duration(struct describe *d, const struct gq_wl_detail *w)
 {
     char buf[GQ_DURATION_BUFSIZE];
 
-    if (!ms)
+    if (!w->has_duration)
         return;
-    gq__format_duration_ms(buf, sizeof(buf), num(ms), true);
+    gq__format_duration_ms(buf, sizeof(buf), w->duration_ms, true);
     line(&d->t, 0, "Duration:\t%s\n", buf);
 }
 
-/* Columns: namespace, name, priority, gpus, queued_at, reason. */
-static int ahead_row(int n, const char *const *v, void *payload)
+static int ahead_line(const struct gq_ahead_row *a, void *payload)
 {
     struct describe *d = payload;
     char buf[32];
 
-    (void)n;
-    line(&d->t, 1, "%s/%s\t%s\t%s\t%s\t%s\n", v[0], v[1], v[2], v[3],
-         human_duration(buf, d->now_ms - num(v[4])), or_none(v[5]));
+    line(&d->t, 1, "%s/%s\t%" PRId64 "\t%" PRId64 "\t%s\t%s\n", a->ns, a->name, a->priority,
+         a->gpus, human_duration(buf, d->now_ms - a->queued_at), or_none(a->reason));
     return 0;
 }
 
 /*
  * Who is ahead of a pending workload in its ClusterQueue, in heap order
- * (priority, queue-order time, submission): the first ten. r holds the
- * workload's row (see describe_workload).
+ * (priority, queue-order time, submission): the first ten.
  */
-static int put_ahead(struct describe *d, const struct wl_found *w, struct row *r)
+static int put_ahead(struct describe *d, const struct wl_found *w, const struct gq_wl_detail *det)
 {
-    static const char sql[] =
-        "SELECT w.namespace, w.name, w.priority, w.gpus, w.queued_at, w.reason "
-        "FROM workloads w JOIN local_queues lq ON lq.namespace = w.namespace "
-        "AND lq.name = w.local_queue WHERE w.state = 'pending' AND lq.cluster_queue = ?1 "
-        "AND (w.priority > ?2 OR (w.priority = ?2 AND (w.queued_at < ?3 OR "
-        "(w.queued_at = ?3 AND w.id < ?4)))) ORDER BY w.priority DESC, w.queued_at, w.id "
-        "LIMIT 10";
-    const char *params[4] = {w->s[6], r->v[2], r->v[3], r->v[4]};
     int rc;
 
     if (!w->s[6] || strcmp(w->s[7], "pending") != 0)
@@ -1108,96 +965,172 @@ static int put_ahead(struct describe *d, const struct wl_found *w, struct row *r
     line(&d->t, 0, "Ahead in ClusterQueue:\n");
     line(&d->t, 1, "Workload\tPriority\tGPUs\tWaiting\tReason\n");
     line(&d->t, 1, "--------\t--------\t----\t-------\t------\n");
-    rc = gq__store_query(d->db->st, sql, params, 4, ahead_row, d, d->err);
+    rc = gq__store_queue_ahead(d->db->st, w->s[6], det, ahead_line, d, d->err);
     flush(&d->t);
     return rc;
 }
 
 /* The last eviction Kueue would still show (Evicted, Preempted), with the count. */
-static void put_eviction(struct describe *d, struct row *r)
+static void put_eviction(struct describe *d, const struct gq_wl_detail *w)
 {
-    if (!r->v[5])
+    const char *pre = w->preempted_reason;
+
+    if (!w->evicted_reason)
         return;
-    line(&d->t, 0, "Last Eviction:\t%s%s%s%s (%s in all)\n", r->v[5], r->v[7] ? " (" : "",
-         r->v[7] ? r->v[7] : "", r->v[7] ? ")" : "", r->v[8]);
-    put_one_line(&d->t, "Eviction Message", r->v[6]);
+    line(&d->t, 0, "Last Eviction:\t%s%s%s%s (%" PRId64 " in all)\n", w->evicted_reason,
+         pre ? " (" : "", pre ? pre : "", pre ? ")" : "", w->evictions);
+    put_one_line(&d->t, "Eviction Message", w->evicted_message);
 }
 
-static int describe_workload(struct describe *d, struct row *r)
+static int describe_workload(struct describe *d)
 {
-    static const char sql[] =
-        "SELECT spec, admission, priority, queued_at, id, evicted_reason, evicted_message, "
-        "preempted_reason, evictions, duration_ms FROM workloads WHERE uid = ?1";
     struct wl_found w;
+    struct gq_wl_detail det;
     int rc;
 
     memset(&w, 0, sizeof(w));
-    if ((rc = wl_find(d, &w)) || (rc = fetch(d, sql, (const char *const *)&w.s[2], 1, r)) ||
-        (rc = put_meta(d, w.s[0], w.s[1], w.s[2], r->v[0], NULL)))
+    memset(&det, 0, sizeof(det));
+    if ((rc = wl_find(d, &w)) ||
+        (rc = gq__store_workload_detail(d->db->st, w.s[2], &det, d->err)))
+        goto out;
+    if (!det.found) {
+        rc = not_found(d);
+        goto out;
+    }
+    if ((rc = put_meta(d, w.s[0], w.s[1], w.s[2], det.spec, NULL)))
         goto out;
     put_wl_fields(d, &w);
-    put_duration(d, r->v[9]);
+    put_duration(d, &det);
     if (w.position_cq >= 0)
         line(&d->t, 0, "Position in ClusterQueue:\t%" PRId64 "\n", w.position_cq);
-    put_eviction(d, r);
+    put_eviction(d, &det);
     if ((rc = put_podsets(d, w.s[2])) != GQ_OK)
         goto out;
-    if (r->v[1]) {
+    if (det.admission) {
         line(&d->t, 0, "Admission:\n");
-        if ((rc = put_tree(d, 1, r->v[1], "$", false)) != GQ_OK)
+        if ((rc = put_tree(d, 1, det.admission, "$", false)) != GQ_OK)
             goto out;
     }
-    if ((rc = put_ahead(d, &w, r)) != GQ_OK)
+    if ((rc = put_ahead(d, &w, &det)) != GQ_OK)
         goto out;
     rc = put_events(d, w.s[2]);
 out:
     wl_found_clear(&w);
+    gq__store_wl_detail_clear(&det);
     return rc;
 }
 
 /* ---------------------------------------------------- provisioning requests */
 
-/*
- * The request gq_provreq_list found, copied: namespace, name, uid, workload,
- * check, attempt, class, spec, status, created_at.
- */
-static int provreq_found(const gq_provreq_info *pr, void *payload)
-{
-    char attempt[24], created[24];
-    const char *v[10] = {pr->namespace, pr->name,       pr->uid,    pr->workload, pr->check,
-                         attempt,       pr->class_name, pr->object, pr->status,   created};
+/* The request or template a listing found, its strings copied out of the callback. */
+struct found {
+    char *ns, *name, *uid;
+    char *owner;     /* a request: its workload; a template: its request */
+    char *check;     /* a request: its AdmissionCheck */
+    char *class_name;
+    char *object;    /* as stored (JSON) */
+    char *status;    /* a request: its status JSON */
+    int64_t attempt, created_ms;
+};
 
-    snprintf(attempt, sizeof(attempt), "%" PRId64, pr->attempt);
-    snprintf(created, sizeof(created), "%" PRId64, pr->created_ms);
-    row_clear(payload);
-    return row_copy(10, v, payload) == 1 ? 0 : GQ_ENOMEM;
+static void found_clear(struct found *f)
+{
+    free(f->ns);
+    free(f->name);
+    free(f->uid);
+    free(f->owner);
+    free(f->check);
+    free(f->class_name);
+    free(f->object);
+    free(f->status);
+    memset(f, 0, sizeof(*f));
 }
 
-/* A table being written: its rows at level 1, the row's columns tab-separated. */
+/* Copy s into *dst; false when out of memory. */
+static bool copy(char **dst, const char *s)
+{
+    *dst = gq__strdup(s);
+    return !s || *dst;
+}
+
+static int provreq_found(const gq_provreq_info *pr, void *payload)
+{
+    struct found *f = payload;
+
+    found_clear(f);
+    f->attempt = pr->attempt;
+    f->created_ms = pr->created_ms;
+    return copy(&f->ns, pr->namespace) && copy(&f->name, pr->name) && copy(&f->uid, pr->uid) &&
+                   copy(&f->owner, pr->workload) && copy(&f->check, pr->check) &&
+                   copy(&f->class_name, pr->class_name) && copy(&f->object, pr->object) &&
+                   copy(&f->status, pr->status)
+               ? 0
+               : GQ_ENOMEM;
+}
+
+/* A table being written: its rows at level 1, the row's cells tab-separated. */
 struct cells_ctx {
     struct describe *d;
     int rows;
 };
 
-static int cells_row(int n, const char *const *v, void *payload)
+/* One row of n cells (NULL printed empty). */
+static void cells_line(struct cells_ctx *c, int n, ...)
 {
-    struct cells_ctx *c = payload;
+    va_list ap;
     int i;
 
     c->rows++;
     line(&c->d->t, 1, "%s", "");
-    for (i = 0; i < n; i++)
-        line(&c->d->t, 0, "%s%s", i ? "\t" : "", v[i] ? v[i] : "");
+    va_start(ap, n);
+    for (i = 0; i < n; i++) {
+        const char *s = va_arg(ap, const char *);
+
+        line(&c->d->t, 0, "%s%s", i ? "\t" : "", s ? s : "");
+    }
+    va_end(ap);
     gq__str_add(&c->d->t, "\n", 1);
+}
+
+static int param_cells(const struct gq_param_row *p, void *payload)
+{
+    cells_line(payload, 2, p->label, p->value);
     return 0;
 }
 
+static int pr_podset_cells(const struct gq_pr_podset_row *p, void *payload)
+{
+    cells_line(payload, 2, p->template_name, p->count);
+    return 0;
+}
+
+static int condition_cells(const struct gq_condition_row *r, void *payload)
+{
+    cells_line(payload, 4, r->type, r->status, r->reason, r->message);
+    return 0;
+}
+
+/* The tables of a request. */
+enum table { TABLE_PARAMETERS, TABLE_PODSETS, TABLE_CONDITIONS };
+
+static int read_table(struct describe *d, enum table which, const char *json, struct cells_ctx *c)
+{
+    switch (which) {
+    case TABLE_PARAMETERS:
+        return gq__store_provreq_parameters(d->db->st, json, param_cells, c, d->err);
+    case TABLE_PODSETS:
+        return gq__store_provreq_podsets(d->db->st, json, pr_podset_cells, c, d->err);
+    default:
+        return gq__store_provreq_conditions(d->db->st, json, condition_cells, c, d->err);
+    }
+}
+
 /*
- * "Title:" and a table of the rows of sql (?1 param) under a header and its
+ * "Title:" and a table of the rows read of json under a header and its
  * dashes (none when head is NULL), or "Title:\t<none>" when there are no rows.
  */
 static int put_table(
-    struct describe *d, const char *title, const char *head, const char *sql, const char *param)
+    struct describe *d, const char *title, const char *head, enum table which, const char *json)
 {
     struct cells_ctx c = {d, 0};
     size_t mark = d->t.len, i;
@@ -1212,7 +1145,7 @@ static int put_table(
             gq__str_add(&d->t, head[i] == '\t' ? "\t" : "-", 1);
         gq__str_add(&d->t, "\n", 1);
     }
-    rc = gq__store_query(d->db->st, sql, &param, 1, cells_row, &c, d->err);
+    rc = read_table(d, which, json, &c);
     if (rc == GQ_OK && c.rows == 0 && !d->t.failed) {
         d->t.len = mark;
         if (d->t.p)
@@ -1224,65 +1157,70 @@ static int put_table(
     return rc;
 }
 
-/* After a lookup into r (namespace, name, uid first): its metadata, or the lookup's error. */
-static int put_found_meta(struct describe *d, int rc, struct row *r, int object_col)
+/* After a listing's lookup into f: its metadata, or the lookup's error. */
+static int put_found_meta(struct describe *d, int rc, const struct found *f)
 {
     if (rc == GQ_ENOMEM)
         return gq__error(d->err, GQ_ENOMEM, "out of memory");
     if (rc != GQ_OK)
         return rc;
-    return put_meta(d, r->v[0], r->v[1], r->v[2], r->v[object_col], NULL);
+    return put_meta(d, f->ns, f->name, f->uid, f->object, NULL);
 }
 
-static int describe_provreq(struct describe *d, struct row *r)
+static int describe_provreq(struct describe *d)
 {
-    static const char params_sql[] =
-        "SELECT key || ':', " ONE_LINE("value") " FROM json_each(?1, '$.spec.parameters') "
-                                                "ORDER BY key";
-    static const char podsets_sql[] =
-        "SELECT p.value ->> '$.podTemplateRef.name', p.value ->> 'count' "
-        "FROM json_each(?1, '$.spec.podSets') p ORDER BY p.key";
-    static const char conditions_sql[] =
-        "SELECT c.value ->> 'type', c.value ->> 'status', c.value ->> 'reason', " ONE_LINE(
-            "coalesce(c.value ->> 'message', '')") " FROM json_each(?1, '$.conditions') c "
-                                                   "ORDER BY c.key";
+    struct found f;
     char buf[32];
-    int rc = gq_provreq_list(d->db, d->ns, d->name, provreq_found, r, d->err);
+    int rc;
 
-    if ((rc = put_found_meta(d, rc, r, 7)) != GQ_OK)
-        return rc;
-    line(&d->t, 0, "Class:\t%s\n", or_none(r->v[6]));
-    line(&d->t, 0, "Workload:\t%s\n", or_none(r->v[3]));
-    line(&d->t, 0, "Check:\t%s\n", or_none(r->v[4]));
-    line(&d->t, 0, "Attempt:\t%s\n", r->v[5]);
-    if ((rc = put_table(d, "Parameters", NULL, params_sql, r->v[7])) ||
-        (rc = put_table(d, "Pod Sets", "Pod Template\tCount", podsets_sql, r->v[7])) ||
-        (rc = put_table(d, "Conditions", "Type\tStatus\tReason\tMessage", conditions_sql, r->v[8])))
-        return rc;
-    line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, num(r->v[9])));
-    return put_events(d, r->v[2]);
+    memset(&f, 0, sizeof(f));
+    rc = gq_provreq_list(d->db, d->ns, d->name, provreq_found, &f, d->err);
+    if ((rc = put_found_meta(d, rc, &f)) != GQ_OK)
+        goto out;
+    line(&d->t, 0, "Class:\t%s\n", or_none(f.class_name));
+    line(&d->t, 0, "Workload:\t%s\n", or_none(f.owner));
+    line(&d->t, 0, "Check:\t%s\n", or_none(f.check));
+    line(&d->t, 0, "Attempt:\t%" PRId64 "\n", f.attempt);
+    if ((rc = put_table(d, "Parameters", NULL, TABLE_PARAMETERS, f.object)) ||
+        (rc = put_table(d, "Pod Sets", "Pod Template\tCount", TABLE_PODSETS, f.object)) ||
+        (rc = put_table(d, "Conditions", "Type\tStatus\tReason\tMessage", TABLE_CONDITIONS,
+                        f.status)))
+        goto out;
+    line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, f.created_ms));
+    rc = put_events(d, f.uid);
+out:
+    found_clear(&f);
+    return rc;
 }
 
-/* The template gq_podtemplate_list found, copied: namespace, name, uid, request, object. */
 static int podtemplate_found(const gq_podtemplate_info *pt, void *payload)
 {
-    const char *v[5] = {pt->namespace, pt->name, pt->uid, pt->provreq, pt->object};
+    struct found *f = payload;
 
-    row_clear(payload);
-    return row_copy(5, v, payload) == 1 ? 0 : GQ_ENOMEM;
+    found_clear(f);
+    return copy(&f->ns, pt->namespace) && copy(&f->name, pt->name) && copy(&f->uid, pt->uid) &&
+                   copy(&f->owner, pt->provreq) && copy(&f->object, pt->object)
+               ? 0
+               : GQ_ENOMEM;
 }
 
-static int describe_podtemplate(struct describe *d, struct row *r)
+static int describe_podtemplate(struct describe *d)
 {
-    int rc = gq_podtemplate_list(d->db, d->ns, d->name, podtemplate_found, r, d->err);
+    struct found f;
+    int rc;
 
-    if ((rc = put_found_meta(d, rc, r, 4)) != GQ_OK)
-        return rc;
-    line(&d->t, 0, "Provisioning Request:\t%s\n", or_none(r->v[3]));
+    memset(&f, 0, sizeof(f));
+    rc = gq_podtemplate_list(d->db, d->ns, d->name, podtemplate_found, &f, d->err);
+    if ((rc = put_found_meta(d, rc, &f)) != GQ_OK)
+        goto out;
+    line(&d->t, 0, "Provisioning Request:\t%s\n", or_none(f.owner));
     line(&d->t, 0, "Pod Template:\n");
-    if ((rc = put_tree(d, 1, r->v[4], "$.template", false)) != GQ_OK)
-        return rc;
-    return put_events(d, r->v[2]);
+    if ((rc = put_tree(d, 1, f.object, "$.template", false)) != GQ_OK)
+        goto out;
+    rc = put_events(d, f.uid);
+out:
+    found_clear(&f);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- describe */
@@ -1290,7 +1228,6 @@ static int describe_podtemplate(struct describe *d, struct row *r)
 static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct describe *d = payload;
-    struct row r = {0, {NULL}};
     int rc;
 
     (void)st;
@@ -1299,32 +1236,31 @@ static int describe_txn(struct gq_store *st, void *payload, gq_error *err)
     d->t.failed = false;
     switch (d->kind) {
     case GQ_KIND_CLUSTER_QUEUE:
-        rc = describe_cq(d, &r);
+        rc = describe_cq(d);
         break;
     case GQ_KIND_PROVISIONING_REQUEST:
-        rc = describe_provreq(d, &r);
+        rc = describe_provreq(d);
         break;
     case GQ_KIND_POD_TEMPLATE:
-        rc = describe_podtemplate(d, &r);
+        rc = describe_podtemplate(d);
         break;
     case GQ_KIND_LOCAL_QUEUE:
-        rc = describe_lq(d, &r);
+        rc = describe_lq(d);
         break;
     case GQ_KIND_RESOURCE_FLAVOR:
-        rc = describe_flavor(d, &r);
+        rc = describe_flavor(d);
         break;
     case GQ_KIND_COHORT:
-        rc = describe_cohort(d, &r);
+        rc = describe_cohort(d);
         break;
     case GQ_KIND_JOB:
     case GQ_KIND_WORKLOAD:
-        rc = describe_workload(d, &r);
+        rc = describe_workload(d);
         break;
     default:
-        rc = describe_generic(d, &r);
+        rc = describe_generic(d);
         break;
     }
-    row_clear(&r);
     if (rc == GQ_OK && d->t.failed)
         rc = gq__error(d->err, GQ_ENOMEM, "out of memory");
     return rc;

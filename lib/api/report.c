@@ -142,7 +142,11 @@ static int resolve_options(struct gq__report *r, const gq_report_options *o, gq_
 {
     static const int64_t defaults[] = {2000, 5000, 60000};
     size_t i;
+    int rc;
 
+    if ((rc = gq__version_check(o->version, GQ_REPORT_OPTIONS_VERSION, "gq_report_options",
+                                err)) != GQ_OK)
+        return rc;
     if (o->nunder > GQ_REPORT_MAX_UNDER)
         return gq__error(err, GQ_EINVALID, "too many --under thresholds (%zu): at most %d",
                          o->nunder, GQ_REPORT_MAX_UNDER);

@@ -1,7 +1,7 @@
 /*
- * error.c: error codes, their texts, and the helpers that fill a gq_error.
- * The table is generated from GQ_ERRNO_MAP so names, codes and texts cannot
- * drift apart.
+ * error.c: error codes, their texts, and the helpers that fill a gq_error,
+ * among them the one check of a public struct's version. The table is
+ * generated from GQ_ERRNO_MAP so names, codes and texts cannot drift apart.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +59,18 @@ int gq__error(gq_error *err, int code, const char *fmt, ...)
         va_end(ap);
     }
     return code;
+}
+
+int gq__version_check(unsigned int version, unsigned int current, const char *name,
+                      gq_error *err)
+{
+    if (version >= 1 && version <= current)
+        return GQ_OK;
+    if (current == 1)
+        return gq__error(err, GQ_EINVALID, "%s version %u is not supported (only 1)", name,
+                         version);
+    return gq__error(err, GQ_EINVALID, "%s version %u is not supported (1 to %u)", name, version,
+                     current);
 }
 
 int gq__error_prefix(gq_error *err, const char *fmt, ...)

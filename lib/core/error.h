@@ -16,6 +16,17 @@ int gq__error(gq_error *err, int code, const char *fmt, ...) __attribute__((form
 /* Put `prefix: ` in front of err->msg, keeping the code. Returns err->code. */
 int gq__error_prefix(gq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The one version rule for the public options structs (the `version` member
+ * each has first): version 1 to current is accepted; 0 or anything above
+ * current is GQ_EINVALID naming the struct (name) and the version. Every
+ * entry point that takes such a struct calls this before reading anything
+ * else of it, then reads an older version's struct only up to the members
+ * that version had (offsetof), the rest keeping their defaults.
+ */
+int gq__version_check(unsigned int version, unsigned int current, const char *name,
+                      gq_error *err);
+
 /* API misuse: abort in debug builds, GQ_EINVALID in release builds. */
 #ifdef NDEBUG
 #define GQ_ASSERT_ARG(x)                                                                           \

@@ -1017,18 +1017,16 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
 
     if (!db)
         return gq__error(err, GQ_EINVALID, "no database");
+    if (opts && (rc = gq__version_check(opts->version, GQ_RUN_OPTIONS_VERSION, "gq_run_options",
+                                        err)) != GQ_OK)
+        return rc;
     memset(&r, 0, sizeof(r));
     r.o = (gq_run_options)GQ_RUN_OPTIONS_INIT;
     if (opts && opts->version == 1) /* before default_duration_ms */
         memcpy(&r.o, opts, offsetof(gq_run_options, default_duration_ms));
     else if (opts)
         r.o = *opts;
-    r.o.version = opts ? opts->version : r.o.version;
-    if (r.o.version == 1)
-        r.o.version = GQ_RUN_OPTIONS_VERSION;
-    if (r.o.version != GQ_RUN_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_run_options version %u is not supported",
-                         r.o.version);
+    r.o.version = GQ_RUN_OPTIONS_VERSION;
     if (r.o.speed < 0 || r.o.for_ms < 0 || r.o.default_duration_ms <= 0)
         return gq__error(err, GQ_EINVALID, "invalid run options: speed %g, for %lld ms, default duration %lld ms",
                          r.o.speed, (long long)r.o.for_ms, (long long)r.o.default_duration_ms);

@@ -791,9 +791,9 @@ int gq_sim_provisioner_run(gq_db *db, const gq_sim_provisioner_options *o, gq_er
 
     if (!db || !o)
         return gq__error(err, GQ_EINVALID, "no database or options");
-    if (o->version != GQ_SIM_PROVISIONER_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_sim_provisioner_options version %u is not supported",
-                         o->version);
+    if ((rc = gq__version_check(o->version, GQ_SIM_PROVISIONER_OPTIONS_VERSION,
+                                "gq_sim_provisioner_options", err)) != GQ_OK)
+        return rc;
     if (!(o->speed > 0) || o->speed > 1e6)
         return gq__error(err, GQ_EINVALID, "invalid speed %g: want a number above 0", o->speed);
     if ((rc = prov_open(&p, db, o, err)) == GQ_OK) {

@@ -351,11 +351,11 @@ int gq_simulate(gq_db *db, const gq_simulate_options *opts, gq_run_fn fn, void *
 
     if (!db)
         return gq__error(err, GQ_EINVALID, "no database");
+    if (opts && (rc = gq__version_check(opts->version, GQ_SIMULATE_OPTIONS_VERSION,
+                                        "gq_simulate_options", err)) != GQ_OK)
+        return rc;
     if (opts)
         o = *opts;
-    if (o.version != GQ_SIMULATE_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_simulate_options version %u is not supported",
-                         o.version);
     if (!stats)
         stats = &ignored;
     memset(stats, 0, sizeof(*stats));

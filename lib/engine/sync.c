@@ -453,9 +453,9 @@ int gq_cluster_run(gq_db *db, const gq_cluster_options *opts, gq_error *err)
 
     if (!db || !opts)
         return gq__error(err, GQ_EINVALID, "no database or options");
-    if (opts->version < 1 || opts->version > GQ_CLUSTER_OPTIONS_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_cluster_options version %u is not supported",
-                         opts->version);
+    if ((rc = gq__version_check(opts->version, GQ_CLUSTER_OPTIONS_VERSION, "gq_cluster_options",
+                                err)) != GQ_OK)
+        return rc;
     if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK) {
         gq__sync_log(&s, "info", "Sync", NULL, s.identity, "started", "API server %s",
                      gq__kube_config(s.k)->server);

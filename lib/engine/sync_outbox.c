@@ -43,6 +43,7 @@
 #include "admit.h" /* gq__grow */
 #include "error.h"
 #include "os.h"
+#include "release.h"
 #include "store.h"
 #include "sync.h"
 #include "util.h"
@@ -387,36 +388,316 @@ static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
 
 /* ---------------------------------------------------------------- release */
 
-struct rendered {
-    char *text;
-    size_t len;
+/*
+ * The release's inputs (release.h) from the database: the pristine template
+ * of the workload's first pod set and its flavor, and the workload's live
+ * ProvisioningRequests with their config's podSetUpdates.nodeSelector.
+ */
+static const char sql_release_flavor[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
+static const char sql_release_requests[] =
+    "SELECT p.spec, p.status, (SELECT pc.spec ->> '$.spec.podSetUpdates.nodeSelector' "
+    "  FROM admission_checks ac JOIN provisioning_configs pc "
+    "  ON pc.name = ac.spec ->> '$.spec.parameters.name' WHERE ac.name = p.check_name) "
+    "FROM provisioning_requests p WHERE p.workload_id = CAST(?1 AS INTEGER) "
+    "AND p.deleted_at IS NULL ORDER BY p.check_name, p.attempt";
+
+struct release_rows {
+    const char *params[2];    /* the workload's id, its first pod set's flavor (or NULL) */
+    struct rows flavor, reqs;
 };
 
-static int collect(const char *buf, size_t len, void *payload)
+static int release_rows_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    struct rendered *r = payload;
-    char *grown = realloc(r->text, r->len + len + 1);
+    struct release_rows *q = payload;
+    int rc = GQ_OK;
 
-    if (!grown)
-        return GQ_ENOMEM;
-    memcpy(grown + r->len, buf, len);
-    r->len += len;
-    grown[r->len] = '\0';
-    r->text = grown;
+    rows_free(&q->flavor);
+    rows_free(&q->reqs);
+    memset(&q->flavor, 0, sizeof(q->flavor));
+    memset(&q->reqs, 0, sizeof(q->reqs));
+    if (q->params[1])
+        rc = gq__store_query(st, sql_release_flavor, &q->params[1], 1, rows_cb, &q->flavor, err);
+    if (rc == GQ_OK)
+        rc = gq__store_query(st, sql_release_requests, q->params, 1, rows_cb, &q->reqs, err);
+    return rc;
+}
+
+/* A copy of v's text when it is a JSON string, else NULL; *bad set when the copy fails. */
+static char *str_of(json_object *v, bool *bad)
+{
+    char *s;
+
+    if (!json_object_is_type(v, json_type_string))
+        return NULL;
+    if (!(s = strdup(json_object_get_string(v))))
+        *bad = true;
+    return s;
+}
+
+/* A JSON object's string members as kvs (copies). -1 on ENOMEM. */
+static int kvs_of(json_object *obj, struct gq_kvs *out)
+{
+    size_t cap = 0;
+    bool bad = false;
+
+    memset(out, 0, sizeof(*out));
+    if (!json_object_is_type(obj, json_type_object))
+        return 0;
+    json_object_object_foreach(obj, k, v) {
+        if (!json_object_is_type(v, json_type_string))
+            continue;
+        if (gq__grow(&out->v, &cap, out->n, sizeof(*out->v)) < 0)
+            return -1;
+        out->v[out->n].key = strdup(k);
+        out->v[out->n].value = str_of(v, &bad);
+        if (!out->v[out->n++].key || bad)
+            return -1;
+    }
     return 0;
 }
 
-/* The workload as gpuq renders it (status.gpuq.release is the Job as admitted). */
-static json_object *workload_json(struct gq_sync *s, const char *ns, const char *name,
-                                  gq_error *err)
+/* A JSON array of tolerations as structs (copies). -1 on ENOMEM. */
+static int tolerations_of(json_object *arr, struct gq_toleration **out, size_t *n)
 {
-    struct rendered r = {NULL, 0};
-    json_object *out = NULL;
+    size_t i, cap = 0;
+    bool bad = false;
 
-    if (gq_render(s->db, "workload", ns, name, NULL, GQ_FORMAT_JSON, collect, &r, err) == GQ_OK)
-        out = json_tokener_parse(r.text ? r.text : "");
-    free(r.text);
-    return out;
+    *out = NULL;
+    *n = 0;
+    for (i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr);
+         i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *secs = gq__js_get(o, "tolerationSeconds");
+        struct gq_toleration *t;
+
+        if (!json_object_is_type(o, json_type_object))
+            continue;
+        if (gq__grow(out, &cap, *n, sizeof(**out)) < 0)
+            return -1;
+        t = &(*out)[(*n)++];
+        t->key = str_of(gq__js_get(o, "key"), &bad);
+        t->op = str_of(gq__js_get(o, "operator"), &bad);
+        t->value = str_of(gq__js_get(o, "value"), &bad);
+        t->effect = str_of(gq__js_get(o, "effect"), &bad);
+        t->has_seconds = json_object_is_type(secs, json_type_int);
+        t->seconds = t->has_seconds ? json_object_get_int64(secs) : 0;
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* The release's typed inputs, with the copies they point into. */
+struct release_in {
+    struct gq_kvs labels, annotations, node_selector;
+    struct gq_toleration *tolerations;
+    size_t ntolerations;
+    struct gq_flavor flavor;
+    struct gq_release_request *reqs;
+    struct gq_kvs *details;                 /* per request */
+    struct gq_psu_node_selector **sels;     /* per request */
+    size_t nreqs;
+};
+
+static void release_in_clear(struct release_in *in)
+{
+    size_t i, j;
+
+    gq__kvs_clear(&in->labels);
+    gq__kvs_clear(&in->annotations);
+    gq__kvs_clear(&in->node_selector);
+    gq__tolerations_free(in->tolerations, in->ntolerations);
+    gq__kvs_clear(&in->flavor.node_labels);
+    gq__tolerations_free(in->flavor.tolerations, in->flavor.ntolerations);
+    for (i = 0; i < in->nreqs; i++) {
+        gq__kvs_clear(&in->details[i]);
+        for (j = 0; in->sels[i] && j < in->reqs[i].nselectors; j++) {
+            free(in->sels[i][j].key);
+            free(in->sels[i][j].value_from_detail);
+        }
+        free(in->sels[i]);
+    }
+    free(in->reqs);
+    free(in->details);
+    free(in->sels);
+}
+
+/*
+ * Request i: its name and class (borrowed from pr, which outlives the
+ * release), the details of its status, the selectors of its config.
+ */
+static int release_request(struct release_in *in, size_t i, json_object *pr, json_object *st,
+                           json_object *ups)
+{
+    struct gq_release_request *r = &in->reqs[i];
+    size_t j, n = json_object_is_type(ups, json_type_array) ? json_object_array_length(ups) : 0;
+    bool bad = false;
+
+    r->name = gq__js_str(pr, "metadata.name");
+    r->class_name = gq__js_str(pr, "spec.provisioningClassName");
+    r->details = &in->details[i];
+    if (kvs_of(gq__js_get(st, "provisioningClassDetails"), &in->details[i]) < 0 ||
+        (n && !(in->sels[i] = calloc(n, sizeof(*in->sels[i])))))
+        return -1;
+    r->selectors = in->sels[i];
+    for (j = 0; j < n && !bad; j++, r->nselectors++) {
+        json_object *u = json_object_array_get_idx(ups, j);
+
+        in->sels[i][j].key = str_of(gq__js_get(u, "key"), &bad);
+        in->sels[i][j].value_from_detail =
+            str_of(gq__js_get(u, "valueFromProvisioningClassDetail"), &bad);
+    }
+    return bad ? -1 : 0;
+}
+
+/* The requests' rows (spec, status, selectors) into in; the parsed JSON goes to keep. */
+static int release_requests(struct release_in *in, const struct rows *q, json_object *keep)
+{
+    size_t i;
+
+    if (!q->n)
+        return 0;
+    if (!(in->reqs = calloc(q->n, sizeof(*in->reqs))) ||
+        !(in->details = calloc(q->n, sizeof(*in->details))) ||
+        !(in->sels = calloc(q->n, sizeof(*in->sels))))
+        return -1;
+    for (i = 0; i < q->n; i++) {
+        json_object *pr = json_tokener_parse(col(q, i, 0));
+        json_object *st = col(q, i, 1) ? json_tokener_parse(col(q, i, 1)) : NULL;
+        json_object *ups = col(q, i, 2) ? json_tokener_parse(col(q, i, 2)) : NULL;
+
+        json_object_array_add(keep, pr);
+        json_object_array_add(keep, st);
+        json_object_array_add(keep, ups);
+        if (!pr)
+            continue;
+        if (release_request(in, in->nreqs++, pr, st, ups) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The pristine template of a pod set in the stored Workload spec. */
+static json_object *pristine(json_object *spec, const char *podset)
+{
+    json_object *sets = gq__js_get(spec, "spec.podSets");
+    size_t i;
+
+    for (i = 0; json_object_is_type(sets, json_type_array) && i < json_object_array_length(sets);
+         i++) {
+        json_object *ps = json_object_array_get_idx(sets, i);
+        const char *name = gq__js_str(ps, "name");
+
+        if (name && strcmp(name, podset) == 0)
+            return gq__js_get(ps, "template");
+    }
+    return NULL;
+}
+
+/*
+ * The workload's release as the unsuspend patch carries it: the stored spec
+ * and admission (parsed), and for its first pod set with a template (a Job
+ * has one) the released template (release.h).
+ */
+struct release_ctx {
+    json_object *spec, *adm;     /* owned */
+    json_object *tmpl;           /* the first pod set's pristine template (in spec); NULL: none */
+    struct gq_released out;      /* its release, when tmpl */
+    bool undo;                   /* admitted before: remove what that release added */
+};
+
+static void release_ctx_clear(struct release_ctx *c)
+{
+    if (c->tmpl)
+        gq__released_clear(&c->out);
+    json_object_put(c->spec);
+    json_object_put(c->adm);
+}
+
+/* The first pod set with a pristine template, and the first flavor of its assignment. */
+static void first_podset(struct release_ctx *c, const char **name, const char **flavor)
+{
+    json_object *sets = gq__js_get(c->adm, "podSetAssignments");
+    size_t i;
+
+    *name = *flavor = NULL;
+    for (i = 0; json_object_is_type(sets, json_type_array) && i < json_object_array_length(sets);
+         i++) {
+        json_object *a = json_object_array_get_idx(sets, i), *fls = gq__js_get(a, "flavors");
+
+        if (!(*name = gq__js_str(a, "name")) || !(c->tmpl = pristine(c->spec, *name)))
+            continue;
+        if (json_object_is_type(fls, json_type_object)) {
+            json_object_object_foreach(fls, res, fl) {
+                (void)res;
+                *flavor = *flavor ? *flavor : json_object_get_string(fl);
+            }
+        }
+        return;
+    }
+    *name = NULL;
+}
+
+/* Decode the rows and the template into in, and release. -1 on ENOMEM. */
+static int release_compute(struct release_ctx *c, const char *podset,
+                           const struct release_rows *q, struct release_in *in)
+{
+    json_object *keep = json_object_new_array(), *fspec = NULL;
+    const struct gq_flavor *fl[1] = {&in->flavor};
+    struct gq_release_podset ps = {podset, fl, 1, &in->labels, &in->annotations,
+                                   &in->node_selector, NULL, 0};
+    int rc = -1;
+
+    if (q->flavor.n && (fspec = json_tokener_parse(col(&q->flavor, 0, 0))) != NULL)
+        json_object_array_add(keep, fspec);
+    if (kvs_of(gq__js_get(c->tmpl, "metadata.labels"), &in->labels) == 0 &&
+        kvs_of(gq__js_get(c->tmpl, "metadata.annotations"), &in->annotations) == 0 &&
+        kvs_of(gq__js_get(c->tmpl, "spec.nodeSelector"), &in->node_selector) == 0 &&
+        tolerations_of(gq__js_get(c->tmpl, "spec.tolerations"), &in->tolerations,
+                       &in->ntolerations) == 0 &&
+        kvs_of(gq__js_get(fspec, "spec.nodeLabels"), &in->flavor.node_labels) == 0 &&
+        tolerations_of(gq__js_get(fspec, "spec.tolerations"), &in->flavor.tolerations,
+                       &in->flavor.ntolerations) == 0 &&
+        release_requests(in, &q->reqs, keep) == 0) {
+        ps.tolerations = in->tolerations;
+        ps.ntolerations = in->ntolerations;
+        rc = gq__release(&c->out, &ps, in->reqs, in->nreqs);
+    }
+    json_object_put(keep);
+    return rc;
+}
+
+/*
+ * The release of row i's workload. Columns 7, 8: the workload's stored spec
+ * and its admission.
+ */
+static int release_load(struct gq_sync *s, const struct rows *r, size_t i,
+                        struct release_ctx *c, gq_error *err)
+{
+    struct release_rows q = {{col(r, i, 0), NULL}, {0}, {0}};
+    struct release_in in = {0};
+    const char *podset;
+    int rc;
+
+    c->spec = col(r, i, 7) ? json_tokener_parse(col(r, i, 7)) : NULL;
+    c->adm = col(r, i, 8) ? json_tokener_parse(col(r, i, 8)) : NULL;
+    if (!c->spec || !c->adm)
+        return gq__error(err, GQ_EIO, "workload %s/%s: its stored spec or admission is not JSON",
+                         col(r, i, 1), col(r, i, 2));
+    first_podset(c, &podset, &q.params[1]);
+    if (!podset)
+        return GQ_OK;
+    rc = gq__store_read(s->st, release_rows_txn, &q, err);
+    if (rc == GQ_OK && release_compute(c, podset, &q, &in) < 0) {
+        c->tmpl = NULL;
+        rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s", col(r, i, 1),
+                       col(r, i, 2));
+    }
+    if (rc != GQ_OK)
+        c->tmpl = NULL;
+    release_in_clear(&in);
+    rows_free(&q.flavor);
+    rows_free(&q.reqs);
+    return rc;
 }
 
 /* Labels the Job controller owns (its selector matches them): never removed. */
@@ -428,39 +709,77 @@ static bool controller_owned(const char *key)
 }
 
 /* A map of the template: the wanted keys, and null for every key the Job has beyond them. */
-static json_object *map_patch(json_object *want, json_object *have)
+static json_object *map_patch(const struct gq_kvs *want, json_object *have)
 {
     json_object *out = json_object_new_object();
+    size_t i;
 
-    if (json_object_is_type(want, json_type_object)) {
-        json_object_object_foreach(want, k, v) {
-            json_object_object_add(out, k, json_object_get(v));
-        }
-    }
+    for (i = 0; want && i < want->n; i++)
+        json_object_object_add(out, want->v[i].key, json_object_new_string(want->v[i].value));
     if (json_object_is_type(have, json_type_object)) {
         json_object_object_foreach(have, k2, v2) {
             (void)v2;
-            if (!controller_owned(k2) && (!json_object_is_type(want, json_type_object) ||
-                                          !json_object_object_get_ex(want, k2, NULL)))
+            if (!controller_owned(k2) && !json_object_object_get_ex(out, k2, NULL))
                 json_object_object_add(out, k2, NULL);
         }
     }
     return out;
 }
 
-static json_object *template_patch(json_object *want, json_object *have)
+/*
+ * The template's tolerations as released: the pristine ones as stored, then
+ * those the release added; NULL (the field removed) when there are none.
+ */
+static json_object *tolerations_patch(const struct release_ctx *c)
+{
+    json_object *have = gq__js_get(c->tmpl, "spec.tolerations"), *out;
+    size_t i, n = 0;
+
+    if (!json_object_is_type(have, json_type_array)) {
+        have = NULL;
+        if (!c->out.ntolerations)
+            return NULL;
+    }
+    out = json_object_new_array();
+    for (i = 0; have && i < json_object_array_length(have); i++) {
+        json_object *t = json_object_array_get_idx(have, i);
+
+        json_object_array_add(out, json_object_get(t));
+        n += json_object_is_type(t, json_type_object);
+    }
+    for (i = n; i < c->out.ntolerations; i++) {
+        const struct gq_toleration *t = &c->out.tolerations[i];
+        json_object *o = json_object_new_object();
+
+        if (t->key)
+            json_object_object_add(o, "key", json_object_new_string(t->key));
+        if (t->op)
+            json_object_object_add(o, "operator", json_object_new_string(t->op));
+        if (t->value)
+            json_object_object_add(o, "value", json_object_new_string(t->value));
+        if (t->effect)
+            json_object_object_add(o, "effect", json_object_new_string(t->effect));
+        if (t->has_seconds)
+            json_object_object_add(o, "tolerationSeconds", json_object_new_int64(t->seconds));
+        json_object_array_add(out, o);
+    }
+    return out;
+}
+
+static json_object *template_patch(const struct release_ctx *c, json_object *have)
 {
     json_object *t = json_object_new_object(), *meta = json_object_new_object();
-    json_object *spec = json_object_new_object(), *tols = gq__js_get(want, "spec.tolerations");
+    json_object *spec = json_object_new_object();
+    const struct gq_released *want = c->tmpl ? &c->out : NULL;
 
-    json_object_object_add(meta, "labels", map_patch(gq__js_get(want, "metadata.labels"),
+    json_object_object_add(meta, "labels", map_patch(want ? &want->labels : NULL,
                                                      gq__js_get(have, "metadata.labels")));
     json_object_object_add(meta, "annotations",
-                           map_patch(gq__js_get(want, "metadata.annotations"),
+                           map_patch(want ? &want->annotations : NULL,
                                      gq__js_get(have, "metadata.annotations")));
-    json_object_object_add(spec, "nodeSelector", map_patch(gq__js_get(want, "spec.nodeSelector"),
+    json_object_object_add(spec, "nodeSelector", map_patch(want ? &want->node_selector : NULL,
                                                            gq__js_get(have, "spec.nodeSelector")));
-    json_object_object_add(spec, "tolerations", tols ? json_object_get(tols) : NULL);
+    json_object_object_add(spec, "tolerations", want ? tolerations_patch(c) : NULL);
     json_object_object_add(t, "metadata", meta);
     json_object_object_add(t, "spec", spec);
     return t;
@@ -472,21 +791,18 @@ static json_object *template_patch(json_object *want, json_object *have)
  * have is the Job's current template when it was admitted before (its old
  * flavor's keys are removed), else NULL.
  */
-static json_object *release_patch(json_object *wl, const char *rv, json_object *have)
+static json_object *release_patch(const struct release_ctx *c, const char *rv, json_object *have)
 {
     json_object *p = json_object_new_object(), *meta = json_object_new_object();
     json_object *ann = json_object_new_object(), *spec = json_object_new_object();
-    json_object *sets = gq__js_get(wl, "status.gpuq.release.podSets");
-    json_object *adm = gq__js_get(wl, "status.admission");
-    json_object *want = gq__js_get(json_object_array_get_idx(sets, 0), "template");
 
     json_object_object_add(meta, "resourceVersion", json_object_new_string(rv));
     json_object_object_add(ann, GQ_SYNC_ADMISSION_ANNOTATION,
                            json_object_new_string(json_object_to_json_string_ext(
-                               adm, JSON_C_TO_STRING_PLAIN)));
+                               c->adm, JSON_C_TO_STRING_PLAIN)));
     json_object_object_add(meta, "annotations", ann);
     json_object_object_add(spec, "suspend", json_object_new_boolean(0));
-    json_object_object_add(spec, "template", template_patch(want, have));
+    json_object_object_add(spec, "template", template_patch(c, have));
     json_object_object_add(p, "metadata", meta);
     json_object_object_add(p, "spec", spec);
     return p;
@@ -804,16 +1120,11 @@ static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_er
     return rc;
 }
 
-struct release_ctx {
-    json_object *wl;
-    bool undo;                /* admitted before: remove what that release added */
-};
-
 static json_object *build_release(void *ctx, const char *rv, json_object *have)
 {
-    struct release_ctx *c = ctx;
+    const struct release_ctx *c = ctx;
 
-    return release_patch(c->wl, rv, c->undo && have ? gq__js_get(have, "spec.template") : NULL);
+    return release_patch(c, rv, c->undo && have ? gq__js_get(have, "spec.template") : NULL);
 }
 
 /*
@@ -851,16 +1162,15 @@ static int release_ran(struct gq_sync *s, struct patch_req *p, json_object **aft
     return rc;
 }
 
-/* Columns: id, namespace, name, job name, uid, job rv, evictions. */
+/* Columns: id, namespace, name, job name, uid, job rv, evictions, spec, admission. */
 static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
 {
     struct target tg = target_of(r, i);
     struct started t = {tg.id, tg.ns, tg.name, tg.uid, NULL, false};
-    struct release_ctx ctx = {workload_json(s, tg.ns, tg.name, err),
-                              strcmp(col(r, i, 6), "0") != 0};
+    struct release_ctx ctx = {.undo = strcmp(col(r, i, 6), "0") != 0};
     struct patch_req p = {tg.ns, tg.job, tg.uid, build_release, &ctx, 0};
     json_object *have = NULL, *after = NULL;
-    int rc = ctx.wl ? GQ_OK : GQ_EIO;
+    int rc = release_load(s, r, i, &ctx, err);
 
     /* Admitted before: the Job's template still carries that release; read it to undo it. */
     if (rc == GQ_OK && ctx.undo)
@@ -880,7 +1190,7 @@ static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
     }
     json_object_put(after);
     json_object_put(have);
-    json_object_put(ctx.wl);
+    release_ctx_clear(&ctx);
     return rc;
 }
 
@@ -1015,8 +1325,8 @@ static const char sql_delete[] =
     "FROM provisioning_requests p LEFT JOIN workloads w ON w.id = p.workload_id "
     "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
 static const char sql_release[] =
-    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-    "FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE " ORDER BY w.id";
+    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
+    "w.admission FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE " ORDER BY w.id";
 /* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
 static const char sql_suspend[] =
     "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "

@@ -65,8 +65,8 @@ static int check_spec(const gq_job_spec *s, gq_error *err)
     int64_t ms;
     int rc;
 
-    if (s->version != 1 && s->version != GQ_JOB_SPEC_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_job_spec version %u is not supported", s->version);
+    if ((rc = gq__version_check(s->version, GQ_JOB_SPEC_VERSION, "gq_job_spec", err)) != GQ_OK)
+        return rc;
     if (!s->queue || !*s->queue)
         return gq__error(err, GQ_EINVALID, "--queue: required");
     if ((rc = gq_validate_dns1123_subdomain(s->queue, err)) != GQ_OK)

@@ -35,6 +35,8 @@
 #include "api.h"
 #include "quota.h"
 #include "error.h"
+#include "admit.h" /* gq__grow */
+#include "release.h"
 #include "store.h"
 #include "util.h"
 
@@ -1142,89 +1144,277 @@ static int flavor_spec_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
-/* key=value into obj[key] (an object created when missing). */
-static void merge_into(json_object *parent, const char *key, json_object *from)
+/* A copy of v's text when it is a JSON string, else NULL; *bad set when the copy fails. */
+static char *str_of(json_object *v, bool *bad)
 {
-    json_object *to = child(parent, key, json_type_object);
+    char *s;
 
-    json_object_object_foreach(from, k, val) {
-        json_object_object_add(to, k, json_object_get(val));
+    if (!json_object_is_type(v, json_type_string))
+        return NULL;
+    if (!(s = strdup(json_object_get_string(v))))
+        *bad = true;
+    return s;
+}
+
+/* A JSON object's string members as kvs (copies; other members skipped). -1 on ENOMEM. */
+static int kvs_of(json_object *obj, struct gq_kvs *out)
+{
+    size_t cap = 0;
+    bool bad = false;
+
+    memset(out, 0, sizeof(*out));
+    if (!json_object_is_type(obj, json_type_object))
+        return 0;
+    json_object_object_foreach(obj, k, v) {
+        if (!json_object_is_type(v, json_type_string))
+            continue;
+        if (gq__grow(&out->v, &cap, out->n, sizeof(*out->v)) < 0)
+            return -1;
+        out->v[out->n].key = strdup(k);
+        out->v[out->n].value = str_of(v, &bad);
+        if (!out->v[out->n++].key || bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* A JSON array of tolerations as structs (copies; non-objects skipped). -1 on ENOMEM. */
+static int tolerations_of(json_object *arr, struct gq_toleration **out, size_t *n)
+{
+    size_t i, cap = 0;
+    bool bad = false;
+
+    *out = NULL;
+    *n = 0;
+    for (i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr);
+         i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *secs = jget(o, "tolerationSeconds");
+        struct gq_toleration *t;
+
+        if (!json_object_is_type(o, json_type_object))
+            continue;
+        if (gq__grow(out, &cap, *n, sizeof(**out)) < 0)
+            return -1;
+        t = &(*out)[(*n)++];
+        t->key = str_of(jget(o, "key"), &bad);
+        t->op = str_of(jget(o, "operator"), &bad);
+        t->value = str_of(jget(o, "value"), &bad);
+        t->effect = str_of(jget(o, "effect"), &bad);
+        t->has_seconds = json_object_is_type(secs, json_type_int);
+        t->seconds = t->has_seconds ? json_object_get_int64(secs) : 0;
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* A toleration as the canonical encoder writes a flavor's (key order of manifest_schema.c). */
+static json_object *toleration_json(const struct gq_toleration *t)
+{
+    json_object *o = json_object_new_object();
+
+    add_str(o, "key", t->key);
+    add_str(o, "operator", t->op);
+    add_str(o, "value", t->value);
+    add_str(o, "effect", t->effect);
+    if (t->has_seconds)
+        add_int(o, "tolerationSeconds", t->seconds);
+    return o;
+}
+
+/* The entries of kvs that parent[key] lacks or holds otherwise, set in it (made when missing). */
+static void put_kvs(json_object *parent, const char *key, const struct gq_kvs *kvs)
+{
+    json_object *have = jget(parent, key);
+    size_t i;
+
+    for (i = 0; i < kvs->n; i++) {
+        json_object *v = json_object_is_type(have, json_type_object)
+                             ? jget(have, kvs->v[i].key)
+                             : NULL;
+
+        if (json_object_is_type(v, json_type_string) &&
+            strcmp(json_object_get_string(v), kvs->v[i].value) == 0)
+            continue;
+        json_object_object_add(have = child(parent, key, json_type_object), kvs->v[i].key,
+                               json_object_new_string(kvs->v[i].value));
     }
 }
 
-/* The flavor's tolerations appended to the pod spec's, each once. */
-static void add_tolerations(json_object *pspec, json_object *tols)
+/* A workload's ProvisioningRequests as the release reads them, with what they own. */
+struct rel_reqs {
+    struct gq_release_request *v;
+    size_t n;
+    struct gq_kvs *details;                /* per request */
+    struct gq_psu_node_selector **sels;    /* per request, nselectors each */
+};
+
+static void rel_reqs_free(struct rel_reqs *q)
 {
-    json_object *have = child(pspec, "tolerations", json_type_array);
     size_t i, j;
 
-    for (i = 0; i < json_object_array_length(tols); i++) {
-        json_object *t = json_object_array_get_idx(tols, i);
-        bool dup = false;
-
-        for (j = 0; j < json_object_array_length(have) && !dup; j++)
-            dup = json_object_equal(json_object_array_get_idx(have, j), t);
-        if (!dup)
-            json_object_array_add(have, json_object_get(t));
+    for (i = 0; i < q->n; i++) {
+        gq__kvs_clear(&q->details[i]);
+        for (j = 0; q->sels[i] && j < q->v[i].nselectors; j++) {
+            free(q->sels[i][j].key);
+            free(q->sels[i][j].value_from_detail);
+        }
+        free(q->sels[i]);
     }
+    free(q->v);
+    free(q->details);
+    free(q->sels);
+    memset(q, 0, sizeof(*q));
+}
+
+/* Request i: ProvisioningRequest o and its config's podSetUpdates.nodeSelector ups. */
+static int rel_req(struct rel_reqs *q, size_t i, json_object *o, json_object *ups)
+{
+    struct gq_release_request *r = &q->v[i];
+    size_t j, n = json_object_is_type(ups, json_type_array) ? json_object_array_length(ups) : 0;
+    bool bad = false;
+
+    r->name = json_object_get_string(jget(jget(o, "metadata"), "name"));
+    r->class_name = json_object_get_string(jget(jget(o, "spec"), "provisioningClassName"));
+    r->details = &q->details[i];
+    if (kvs_of(jget(jget(o, "status"), "provisioningClassDetails"), &q->details[i]) < 0 ||
+        (n && !(q->sels[i] = calloc(n, sizeof(*q->sels[i])))))
+        return -1;
+    r->selectors = q->sels[i];
+    for (j = 0; j < n; j++) {
+        json_object *u = json_object_array_get_idx(ups, j);
+        struct gq_psu_node_selector *s = &q->sels[i][r->nselectors];
+
+        s->key = str_of(jget(u, "key"), &bad);
+        s->value_from_detail = str_of(jget(u, "valueFromProvisioningClassDetail"), &bad);
+        r->nselectors++;
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* The requests among prs->objects (the PodTemplates between them skipped). -1 on ENOMEM. */
+static int rel_reqs_of(const struct provreqs *prs, struct rel_reqs *q)
+{
+    size_t i, n = prs ? json_object_array_length(prs->updates) : 0;
+
+    memset(q, 0, sizeof(*q));
+    if (!n)
+        return 0;
+    if (!(q->v = calloc(n, sizeof(*q->v))) || !(q->details = calloc(n, sizeof(*q->details))) ||
+        !(q->sels = calloc(n, sizeof(*q->sels))))
+        return -1;
+    for (i = 0; i < json_object_array_length(prs->objects) && q->n < n; i++) {
+        json_object *o = json_object_array_get_idx(prs->objects, i);
+        const char *kind = json_object_get_string(jget(o, "kind"));
+
+        if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
+            continue;
+        q->n++;
+        if (rel_req(q, q->n - 1, o, json_object_array_get_idx(prs->updates, q->n - 1)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The pristine template's parts the release reads, decoded into ps (copies in *keep). */
+struct rel_podset {
+    struct gq_kvs labels, annotations, node_selector;
+    struct gq_toleration *tolerations;
+    size_t ntolerations;
+    struct gq_flavor flavor; /* the assigned one, read from its stored spec */
+};
+
+static void rel_podset_clear(struct rel_podset *k)
+{
+    gq__kvs_clear(&k->labels);
+    gq__kvs_clear(&k->annotations);
+    gq__kvs_clear(&k->node_selector);
+    gq__tolerations_free(k->tolerations, k->ntolerations);
+    gq__kvs_clear(&k->flavor.node_labels);
+    gq__tolerations_free(k->flavor.tolerations, k->flavor.ntolerations);
+}
+
+/* The stored spec of flavor, read once per render (a listing has many workloads, few flavors). */
+static json_object *flavor_spec(struct render *r, const char *flavor)
+{
+    static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
+    json_object *f = NULL;
+
+    if (!flavor)
+        return NULL;
+    if (!r->flavors)
+        r->flavors = json_object_new_object();
+    if (!(f = jget(r->flavors, flavor)) &&
+        gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 && f)
+        json_object_object_add(r->flavors, flavor, f);
+    return jget(f, "spec");
+}
+
+static int rel_podset_of(struct render *r, json_object *t, const char *flavor,
+                         struct rel_podset *k)
+{
+    json_object *meta = jget(t, "metadata"), *pspec = jget(t, "spec"), *fspec;
+
+    memset(k, 0, sizeof(*k));
+    fspec = flavor_spec(r, flavor);
+    if (kvs_of(jget(meta, "labels"), &k->labels) < 0 ||
+        kvs_of(jget(meta, "annotations"), &k->annotations) < 0 ||
+        kvs_of(jget(pspec, "nodeSelector"), &k->node_selector) < 0 ||
+        tolerations_of(jget(pspec, "tolerations"), &k->tolerations, &k->ntolerations) < 0 ||
+        kvs_of(jget(fspec, "nodeLabels"), &k->flavor.node_labels) < 0 ||
+        tolerations_of(jget(fspec, "tolerations"), &k->flavor.tolerations,
+                       &k->flavor.ntolerations) < 0)
+        return -1;
+    return 0;
 }
 
 /*
- * One pod set as the Job runs it once admitted (Kueue's startJob, §2.11 and
- * §3.8): the pristine template, the assigned flavor's nodeLabels in its
- * nodeSelector and its tolerations, the label kueue.x-k8s.io/podset, and
- * the provisioning requests' podSetUpdates annotations.
+ * One pod set as the Job runs it once admitted: the pristine template with
+ * Kueue's startJob rule applied (release.h): the assigned flavor's
+ * nodeLabels in its nodeSelector and its tolerations, the label
+ * kueue.x-k8s.io/podset, the provisioning requests' podSetUpdates. Only what
+ * the release adds or changes is written into the copy, so the pristine
+ * text keeps its order and its values.
  */
 static json_object *released(struct render *r, json_object *tmpl, const char *podset,
-                             const char *flavor, const struct provreqs *prs)
+                             const char *flavor, const struct rel_reqs *reqs)
 {
-    static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
-    json_object *t = NULL, *f = NULL, *pspec, *meta, *fspec;
-    size_t i, k;
+    const struct gq_flavor *fl[1];
+    struct gq_release_podset in;
+    struct rel_podset k;
+    struct gq_released out;
+    json_object *t = NULL, *pspec, *meta;
+    size_t i;
+    int rc;
 
     if (!tmpl || json_object_deep_copy(tmpl, &t, NULL) != 0)
         return NULL;
     pspec = child(t, "spec", json_type_object);
     meta = child(t, "metadata", json_type_object);
-    if (!r->flavors)
-        r->flavors = json_object_new_object();
-    /* A listing releases many workloads onto a few flavors: read each flavor once. */
-    if (flavor && !(f = jget(r->flavors, flavor)) &&
-        gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 && f)
-        json_object_object_add(r->flavors, flavor, f);
-    if (flavor && (fspec = jget(f, "spec")) != NULL) {
-        if (json_object_is_type(jget(fspec, "nodeLabels"), json_type_object))
-            merge_into(pspec, "nodeSelector", jget(fspec, "nodeLabels"));
-        if (json_object_is_type(jget(fspec, "tolerations"), json_type_array))
-            add_tolerations(pspec, jget(fspec, "tolerations"));
+    if ((rc = rel_podset_of(r, t, flavor, &k)) == 0) {
+        fl[0] = &k.flavor;
+        in = (struct gq_release_podset){podset, fl, 1, &k.labels, &k.annotations,
+                                        &k.node_selector, k.tolerations, k.ntolerations};
+        rc = gq__release(&out, &in, reqs->v, reqs->n);
     }
-    json_object_object_add(child(meta, "labels", json_type_object), "kueue.x-k8s.io/podset",
-                           json_object_new_string(podset));
-    for (i = 0, k = 0; prs && i < json_object_array_length(prs->objects); i++) {
-        json_object *o = json_object_array_get_idx(prs->objects, i), *ann, *ups, *details;
-        const char *kind = json_object_get_string(jget(o, "kind"));
-        size_t j;
-
-        if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
-            continue;
-        /* PRC podSetUpdates.nodeSelector: key = status.provisioningClassDetails[detail] (§3.8) */
-        ups = json_object_array_get_idx(prs->updates, k++);
-        details = jget(jget(o, "status"), "provisioningClassDetails");
-        for (j = 0; ups && details && j < json_object_array_length(ups); j++) {
-            json_object *u = json_object_array_get_idx(ups, j);
-            json_object *val = jget(details, json_object_get_string(jget(u, "valueFromProvisioningClassDetail")));
-            const char *key = json_object_get_string(jget(u, "key"));
-
-            if (key && val && json_object_is_type(val, json_type_string))
-                json_object_object_add(child(pspec, "nodeSelector", json_type_object), key,
-                                       json_object_get(val));
-        }
-        ann = child(meta, "annotations", json_type_object);
-        json_object_object_add(ann, "autoscaling.x-k8s.io/consume-provisioning-request",
-                               json_object_get(jget(jget(o, "metadata"), "name")));
-        json_object_object_add(ann, "autoscaling.x-k8s.io/provisioning-class-name",
-                               json_object_get(jget(jget(o, "spec"), "provisioningClassName")));
+    if (rc != 0) {
+        rel_podset_clear(&k);
+        json_object_put(t);
+        return NULL;
     }
+    /* The flavor's selector goes in before its tolerations, the requests' after them. */
+    if (k.flavor.node_labels.n)
+        put_kvs(pspec, "nodeSelector", &out.node_selector);
+    for (i = k.ntolerations; i < out.ntolerations; i++)
+        json_object_array_add(child(pspec, "tolerations", json_type_array),
+                              toleration_json(&out.tolerations[i]));
+    put_kvs(pspec, "nodeSelector", &out.node_selector);
+    put_kvs(meta, "labels", &out.labels);
+    put_kvs(meta, "annotations", &out.annotations);
+    gq__released_clear(&out);
+    rel_podset_clear(&k);
     return t;
 }
 
@@ -1256,10 +1446,14 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
     json_object *status = jget(root, "status"), *g = jget(status, "gpuq");
     json_object *sets = jget(jget(status, "admission"), "podSetAssignments");
     json_object *rel, *out;
+    struct rel_reqs reqs;
     size_t i;
 
-    if (!g || !sets)
+    if (!g || !sets || rel_reqs_of(prs, &reqs) < 0) {
+        if (g && sets)
+            rel_reqs_free(&reqs);
         return;
+    }
     rel = json_object_new_object();
     out = json_object_new_array();
     json_object_object_add(rel, "suspend", json_object_new_boolean(0));
@@ -1275,7 +1469,7 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
                 flavor = flavor ? flavor : json_object_get_string(fl);
             }
         }
-        if (!(t = released(r, pristine(root, name), name, flavor, prs)))
+        if (!(t = released(r, pristine(root, name), name, flavor, &reqs)))
             continue;
         ps = json_object_new_object();
         json_object_object_add(ps, "name", json_object_new_string(name));
@@ -1284,6 +1478,7 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
     }
     json_object_object_add(rel, "podSets", out);
     json_object_object_add(g, "release", rel);
+    rel_reqs_free(&reqs);
 }
 
 /*
@@ -1368,10 +1563,7 @@ static int render_workloads(struct render *r,
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
     int rc;
 
-    if (filter && filter->version != GQ_WORKLOAD_FILTER_VERSION)
-        return gq__error(r->err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
-                         filter->version);
-    if (filter)
+    if (filter) /* its version checked by gq_render */
         f = *filter;
     if (ns)
         f.namespace = ns;
@@ -1510,6 +1702,9 @@ int gq_render(gq_db *db,
     int rc;
 
     GQ_ASSERT_ARG(db && fn);
+    if (filter && (rc = gq__version_check(filter->version, GQ_WORKLOAD_FILTER_VERSION,
+                                          "gq_workload_filter", err)) != GQ_OK)
+        return rc;
     if (kind == GQ_KIND_NONE)
         return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
                          resource ? resource : "");
@@ -1610,14 +1805,15 @@ int gq_render_pager_new(gq_render_pager **out,
 {
     gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
     gq_render_pager *p;
+    int rc;
 
     GQ_ASSERT_ARG(out);
     *out = NULL;
     if (!filter)
         filter = &none;
-    if (filter->version != GQ_WORKLOAD_FILTER_VERSION)
-        return gq__error(err, GQ_EINVALID, "gq_workload_filter version %u is not supported",
-                         filter->version);
+    if ((rc = gq__version_check(filter->version, GQ_WORKLOAD_FILTER_VERSION,
+                                "gq_workload_filter", err)) != GQ_OK)
+        return rc;
     if (limit < 0)
         return gq__error(err, GQ_EINVALID, "invalid limit %" PRId64 ": want 0 or more", limit);
     if (!(p = calloc(1, sizeof(*p))))

@@ -79,6 +79,11 @@ typedef struct gq_cluster_options {
                                         meanwhile) gives the quota back; <= 0: default */
 } gq_cluster_options;
 
+/*
+ * Version rule, for every struct of this header: a version from 1 to the struct's current
+ * GQ_*_VERSION is accepted, an older version's struct read only up to the members it had (the
+ * rest take their defaults); any other version is GQ_EINVALID.
+ */
 #define GQ_CLUSTER_OPTIONS_VERSION 2 /* 2: refusal_timeout_ms */
 #define GQ_CLUSTER_OPTIONS_INIT                                                                    \
     {GQ_CLUSTER_OPTIONS_VERSION, {NULL, NULL, NULL, false}, false, NULL, NULL, NULL, 15000,       \

@@ -25,6 +25,11 @@ typedef struct gq_open_options {
     bool readonly;        /* open for reading only */
 } gq_open_options;
 
+/*
+ * Version rule, for every struct of this header: a version from 1 to the struct's current
+ * GQ_*_VERSION is accepted, an older version's struct read only up to the members it had (the
+ * rest take their defaults); any other version is GQ_EINVALID.
+ */
 #define GQ_OPEN_OPTIONS_VERSION 1
 #define GQ_OPEN_OPTIONS_INIT {GQ_OPEN_OPTIONS_VERSION, 0, false}
 

@@ -44,6 +44,11 @@ typedef struct gq_report_options {
                                  ASCII _.-=# (the caller decides from the locale) */
 } gq_report_options;
 
+/*
+ * Version rule: a struct whose version is 1 to GQ_REPORT_OPTIONS_VERSION is accepted, an
+ * older version's read only up to the members it had (the rest take their defaults); any
+ * other version is GQ_EINVALID.
+ */
 #define GQ_REPORT_OPTIONS_VERSION 1
 #define GQ_REPORT_OPTIONS_INIT {GQ_REPORT_OPTIONS_VERSION, GQ_REPORT_TEXT, 0, 0, NULL, 0, 0, NULL, false}
 

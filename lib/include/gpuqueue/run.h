@@ -38,6 +38,11 @@ typedef struct gq_run_options {
 /** A job that does not say how long it runs runs this long in the simulated cluster. */
 #define GQ_RUN_DEFAULT_DURATION_MS (5 * 60 * 1000)
 
+/*
+ * Version rule: a struct whose version is 1 to GQ_RUN_OPTIONS_VERSION is accepted, an
+ * older version's read only up to the members it had (the rest take their defaults); any
+ * other version is GQ_EINVALID.
+ */
 #define GQ_RUN_OPTIONS_VERSION 2
 #define GQ_RUN_OPTIONS_INIT                                                                       \
     {GQ_RUN_OPTIONS_VERSION, 0, 0.0, 0, false, NULL, GQ_RUN_DEFAULT_DURATION_MS}

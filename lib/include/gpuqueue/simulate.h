@@ -41,6 +41,11 @@ typedef struct gq_simulate_options {
     volatile sig_atomic_t *stop; /* the caller's signal handler sets it; may be NULL */
 } gq_simulate_options;
 
+/*
+ * Version rule: a struct whose version is 1 to GQ_SIMULATE_OPTIONS_VERSION is accepted, an
+ * older version's read only up to the members it had (the rest take their defaults); any
+ * other version is GQ_EINVALID.
+ */
 #define GQ_SIMULATE_OPTIONS_VERSION 1
 #define GQ_SIMULATE_OPTIONS_INIT                                                                  \
     {GQ_SIMULATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, false, NULL}
