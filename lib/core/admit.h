@@ -179,6 +179,8 @@ struct gq_snap_wl {
     int64_t requeue_at;           /* may not queue before this (ms); 0: now */
     int32_t *failed;              /* per flavor: failed provisioning attempts (flavor
                                      fallback, workloads.failed_flavors); NULL: none */
+    bool has_checks;              /* has admission-check rows (the engine's journal
+                                     takes none of its decisions) */
 };
 
 struct gq_snapshot {

@@ -415,6 +415,21 @@ static int failed_row(int n, const char *const *v, void *p)
     return 0;
 }
 
+/*
+ * Columns: workload_id, of a workload with admission-check rows: its
+ * decisions touch more than its own row, and never go to the journal.
+ */
+static int checks_row(int n, const char *const *v, void *p)
+{
+    struct loader *l = p;
+    int w = find_wl(l, num(v[0]));
+
+    (void)n;
+    if (w >= 0)
+        l->s->wls[w].has_checks = true;
+    return 0;
+}
+
 /* ------------------------------------------------------------- queries */
 
 /* Shapes (struct gq__query): a NULL where the schema has none never reaches a row. */
@@ -451,6 +466,8 @@ static const struct {
      "WHERE w.failed_flavors IS NOT NULL "
      "AND w.state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY w.id",
      "workloads:#T.", failed_row},
+    {"SELECT DISTINCT workload_id FROM workload_checks ORDER BY workload_id",
+     "workload_checks:I", checks_row},
 };
 
 static int read_all(struct loader *l)

@@ -487,6 +487,7 @@ int gq__store_open(struct gq_store **out, const char *path, const struct gq_stor
         gq__store_close(st);
         return rc;
     }
+    st->journal_ready = true;
     *out = st;
     return GQ_OK;
 }
@@ -518,15 +519,22 @@ static void backoff(int attempt)
     nanosleep(&ts, NULL);
 }
 
-static int run_txn(struct gq_store *st, const char *begin, gq__txn_fn fn, void *payload,
-                   gq_error *err)
+/*
+ * BEGIN, fn, COMMIT, retried whole on BUSY. fold: a write transaction first
+ * folds the engine's journal into the tables (store_journal.c), so that fn
+ * sees every decision where it belongs.
+ */
+static int run_txn(struct gq_store *st, const char *begin, bool fold, gq__txn_fn fn,
+                   void *payload, gq_error *err)
 {
     int attempt, rc;
 
     for (attempt = 0; attempt < MAX_TXN_ATTEMPTS; attempt++) {
         rc = gq__store_exec(st, begin, err);
         if (rc == GQ_OK) {
-            rc = fn(st, payload, err);
+            rc = fold ? gq__store_journal_fold(st, err) : GQ_OK;
+            if (rc == GQ_OK)
+                rc = fn(st, payload, err);
             if (rc == GQ_OK)
                 rc = gq__store_exec(st, "COMMIT", err);
             if (rc != GQ_OK && !sqlite3_get_autocommit(st->db))
@@ -573,15 +581,66 @@ int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error 
 {
     if (st->readonly)
         return gq__error(err, GQ_EIO, "%s: database is open read-only", st->path);
-    return run_txn(st, "BEGIN IMMEDIATE", fn, payload, err);
+    return run_txn(st, "BEGIN IMMEDIATE", true, fn, payload, err);
+}
+
+int gq__store_write_journaled(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
+{
+    if (st->readonly)
+        return gq__error(err, GQ_EIO, "%s: database is open read-only", st->path);
+    return run_txn(st, "BEGIN IMMEDIATE", false, fn, payload, err);
+}
+
+static int nothing(struct gq_store *st, void *payload, gq_error *err)
+{
+    (void)st;
+    (void)payload;
+    (void)err;
+    return GQ_OK;
+}
+
+/* Whether the journal holds rows (outside a transaction: a read of its own). */
+static bool journal_pending(struct gq_store *st)
+{
+    static const char sql[] = "SELECT seq FROM journal LIMIT 1";
+    sqlite3_stmt *stmt;
+    int step;
+
+    if (!st->journal_ready || !(stmt = gq__store_stmt(st, sql, NULL)))
+        return false;
+    step = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    return step == SQLITE_ROW;
 }
 
 int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
 {
+    int rc;
+
     /* Inside a caller's transaction, read in its snapshot rather than nest. */
     if (!sqlite3_get_autocommit(st->db))
         return fn(st, payload, err);
-    return run_txn(st, "BEGIN", fn, payload, err);
+    /*
+     * Decisions still in the engine's journal are folded in first, by a
+     * write transaction of their own; a read-only connection cannot, and
+     * reads the tables as the last fold left them.
+     */
+    if (!st->readonly && journal_pending(st) &&
+        (rc = gq__store_write(st, nothing, NULL, err)) != GQ_OK)
+        return rc;
+    return run_txn(st, "BEGIN", false, fn, payload, err);
+}
+
+int gq__store_journal_flush(struct gq_store *st, gq_error *err)
+{
+    if (st->readonly || !journal_pending(st))
+        return GQ_OK;
+    return gq__store_write(st, nothing, NULL, err);
+}
+
+int gq__store_fold_before_read(struct gq_store *st, gq_error *err)
+{
+    return sqlite3_get_autocommit(st->db) ? gq__store_journal_flush(st, err) : GQ_OK;
 }
 
 /* ------------------------------------------------------------------ reads */
@@ -596,7 +655,7 @@ int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *
  * query whose row callback runs the same query again, or other text at the
  * same address).
  */
-static sqlite3_stmt *cached(struct gq_store *st, const char *sql)
+sqlite3_stmt *gq__store_cached(struct gq_store *st, const char *sql)
 {
     int i;
 
@@ -703,10 +762,14 @@ static int query(struct gq_store *st, const struct gq__query *q, gq__row_fn row,
 {
     const char *vals[64];
     int64_t nums[64];
-    sqlite3_stmt *stmt = cached(st, q->sql);
-    bool own = !stmt;
+    sqlite3_stmt *stmt;
+    bool own;
     int i, n, rc;
 
+    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+        return rc;
+    stmt = gq__store_cached(st, q->sql);
+    own = !stmt;
     if (own && (rc = sqlite3_prepare_v2(st->db, q->sql, -1, &stmt, NULL)) != SQLITE_OK)
         return gq__store_sqlerr(st, rc, err, "query");
     for (i = 0; i < q->nparams; i++)

@@ -64,6 +64,30 @@ int gq__store_write(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error 
  */
 int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
 
+/*
+ * The engine's journal (store_journal.c, schema/0012_journal.sql). Both
+ * functions above first fold the journal into the tables; the engine's own
+ * transactions use gq__store_write_journaled, which does not, and append
+ * their decisions with the three functions below (same guards and effects as
+ * gq__store_reserve, gq__store_evict and gq__store_set_reason, applied when
+ * folded: a reserve must be without admission checks, an eviction of a
+ * workload that never had any). gq__store_journal_fold folds inside the
+ * caller's transaction; gq__store_journal_flush in one of its own, when
+ * there is anything to fold.
+ */
+struct gq_reserve;
+int gq__store_write_journaled(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err);
+int gq__store_journal_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error *err);
+int gq__store_journal_evict(struct gq_store *st, int64_t id, const char *reason,
+                            const char *message, const char *preempted_reason,
+                            int64_t requeue_at, int64_t now_ms, gq_error *err);
+int gq__store_journal_reason(struct gq_store *st, int64_t id, const char *reason,
+                             const char *message, int64_t now_ms, gq_error *err);
+int gq__store_journal_fold(struct gq_store *st, gq_error *err);
+int gq__store_journal_flush(struct gq_store *st, gq_error *err);
+/* Rows this connection appended and has not folded since (0: none to fold of its own). */
+int64_t gq__store_journal_rows(struct gq_store *st);
+
 /* ---------------------------------------------------------------- objects */
 
 /* What put did, for apply's "created | configured | unchanged" line. */

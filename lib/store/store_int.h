@@ -19,6 +19,8 @@ struct gq_store {
     bool readonly; /* opened SQLITE_OPEN_READONLY */
     int wal_frames; /* frames in the WAL after our last commit (the WAL hook) */
     int wal_limit;  /* frames that trigger a TRUNCATE checkpoint; 0: the default */
+    bool journal_ready; /* the schema has the journal (after the migrations) */
+    int64_t journal_rows; /* rows this connection appended since it last folded */
     int nstmts;
     struct {
         const char *sql; /* static text: the cache key is its address */
@@ -26,6 +28,19 @@ struct gq_store {
     } stmts[GQ_STORE_MAX_STMTS];
 };
 
+/*
+ * The cached statement of sql (static text: the cache key is its address),
+ * prepared if new, while the cache keeps room for gq__store_stmt; NULL when
+ * the caller must prepare one of its own (no room, or the statement is in
+ * use by a query whose row callback runs it again).
+ */
+sqlite3_stmt *gq__store_cached(struct gq_store *st, const char *sql);
+/*
+ * A read outside any transaction first folds the engine's journal (in a
+ * write transaction of its own), so that it sees every decision where it
+ * belongs; inside a transaction, the transaction's start did.
+ */
+int gq__store_fold_before_read(struct gq_store *st, gq_error *err);
 /* A cached prepared statement, reset and unbound; NULL with err set on failure. */
 sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err);
 int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err);

@@ -22,10 +22,15 @@ typedef struct gq_schedule_options {
     bool until_stable;     /* stop after a cycle that changes nothing */
 } gq_schedule_options;
 
+/*
+ * Version rule: a struct whose version is 1 to GQ_SCHEDULE_OPTIONS_VERSION is accepted, an
+ * older version's read only up to the members it had (the rest take their defaults); any
+ * other version is GQ_EINVALID.
+ */
 #define GQ_SCHEDULE_OPTIONS_VERSION 1
 #define GQ_SCHEDULE_OPTIONS_INIT {GQ_SCHEDULE_OPTIONS_VERSION, 1, false}
 
-/* What one decision changed, reported after its cycle committed. */
+/* What one decision changed, reported after the transaction holding its cycle committed. */
 typedef struct gq_schedule_change {
     uint64_t cycle;            /* 1-based, within this call */
     const char *what;          /* "admitted", "reserved", "evicted", "pending" */
@@ -44,7 +49,12 @@ typedef struct gq_schedule_stats {
     uint64_t cycles;
     uint64_t admitted;         /* quota reserved, admitted or not */
     uint64_t evicted;
-    /* Times in milliseconds, each cycle measured from its BEGIN to its COMMIT. */
+    /*
+     * Times in milliseconds. Cycles with nothing to tell fn (every cycle when
+     * fn is NULL) share a transaction for up to 20 ms; each cycle counts its
+     * own time, and the last of a transaction also its BEGIN and COMMIT, so
+     * that the cycles add up to the time spent deciding.
+     */
     double load_ms;            /* building the first snapshot */
     double cycle_p50_ms, cycle_p99_ms, cycle_max_ms;
     double first_admission_ms; /* from the call until the first admission committed; -1 */
