@@ -23,7 +23,7 @@ what a user's loop would see.
                 Jobs < 3 s, Provisioned=True to unsuspend p99 < 50 ms, <= 4 writes
                 per admitted Job, < 200 MB (method: bench_cluster.py)
 
-Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster|simulate]
+Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster|simulate] [--baseline GPUQ]
 --quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads;
 cluster: 2,000 Jobs) and fewer runs. --only: just one group.
 """
@@ -44,6 +44,9 @@ import bench_simulate  # noqa: E402
 BUILD = sys.argv[1]
 QUICK = "--quick" in sys.argv
 ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
+# --baseline PATH: a previous gpuq binary timed beside this build (admission group).
+BASELINE = (sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv[:-1]
+            else None)
 if ONLY not in (None, "core", "admission", "cluster", "simulate"):
     raise SystemExit(f"--only takes core, admission, cluster or simulate, not {ONLY}")
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
@@ -158,7 +161,8 @@ def main():
     if ONLY in (None, "core"):
         core()
     if ONLY in (None, "admission"):
-        bench_admission.bench_admission(GPUQ, os.path.abspath(BUILD), QUICK, ADMISSION_RUNS)
+        bench_admission.bench_admission(GPUQ, os.path.abspath(BUILD), QUICK, ADMISSION_RUNS,
+                                        BASELINE)
     if ONLY in (None, "cluster"):
         bench_cluster.bench_cluster(GPUQ, QUICK, 1 if QUICK else 3)
     if ONLY in (None, "simulate"):

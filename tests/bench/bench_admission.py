@@ -149,8 +149,8 @@ def fmt(v, spec, unit="", na="n/a (needs --stats)"):
 class Placement:
     """The figures of one placement of the database (on disk, in memory)."""
 
-    def __init__(self, name, where):
-        self.name, self.where = name, where
+    def __init__(self, name, where, gpuq, stats):
+        self.name, self.where, self.gpuq, self.stats = name, where, gpuq, stats
         self.runs = []        # parse() results plus wall and rss
         self.first = []       # wall of the one-cycle process, s
         self.first_stat = []  # its --stats first-admission-ms
@@ -161,8 +161,9 @@ class Placement:
         return med([r.get(key) for r in self.runs])
 
 
-def measure(gpuq, template, place, run, timeout, stats):
+def measure(template, place, run, timeout):
     """One run in one placement: until stable, then one cycle, each on a fresh copy."""
+    gpuq, stats = place.gpuq, place.stats
     flags = ["-q"] + (["--stats"] if stats else [])
     db = os.path.join(place.where, "gpuq.db")
     copy_db(template, db)
@@ -266,28 +267,43 @@ def source_version():
         return "unknown"
 
 
-def bench_admission(gpuq, build, quick, runs):
+def bench_admission(gpuq, build, quick, runs, baseline=None):
+    """baseline: a previous gpuq binary, timed beside gpuq on the same loads, in the same
+    run (the machine's speed drifts within a day); it loads the databases, so that both
+    binaries start from the same rows (a newer gpuq brings the schema up to date on open)."""
     size = QUICK if quick else FULL
     timeout = float(os.environ.get("GPUQ_BENCH_TIMEOUT") or (60 if quick else 180))
     stats = has_stats(gpuq)
+    binaries = [("", gpuq, stats)]
+    if baseline:
+        binaries = [(", this build", gpuq, stats),
+                    (", previous", os.path.abspath(baseline), has_stats(baseline))]
     t0 = time.perf_counter()
     print(f"admission: {size['cqs']:,} ClusterQueues in {size['cohorts']} cohorts, "
           f"{size['jobs']:,} pending workloads, `gpuq schedule --until-stable`, "
           f"{runs} runs each, medians; source {source_version()}"
+          + (f"; previous binary {baseline} timed beside it" if baseline else "")
           + ("" if stats else "; this gpuq has no --stats: per-cycle figures n/a"), flush=True)
     places = []
     with tempfile.TemporaryDirectory(prefix="gpuq-bench-admission-", dir=build) as disk:
         queues, jobs = gen_admission.generate(os.path.join(disk, "manifests"), **size)
         print(f"  manifests (not timed): {time.perf_counter() - t0:.1f} s, "
               f"{os.path.getsize(jobs) >> 20} MiB of Jobs", flush=True)
-        places.append(Placement("on disk", os.path.join(disk, "run")))
-        os.makedirs(places[0].where)
         shm = None
         if os.path.isdir("/dev/shm"):
             shm = tempfile.mkdtemp(prefix="gpuq-bench-admission-", dir="/dev/shm")
-            places.append(Placement("in memory (tmpfs)", shm))
         else:
             print("  in memory: skipped, no /dev/shm", flush=True)
+        for i, (label, exe, has) in enumerate(binaries):
+            where = os.path.join(disk, f"run{i}")
+            os.makedirs(where)
+            places.append(Placement("on disk" + label, where, exe, has))
+        for i, (label, exe, has) in enumerate(binaries):
+            if shm:
+                os.makedirs(os.path.join(shm, f"run{i}"))
+                places.append(Placement("in memory (tmpfs)" + label, os.path.join(shm, f"run{i}"),
+                                        exe, has))
+        loader = binaries[-1][1]
         template = os.path.join(disk, "template.db")
         try:
             for run in range(1, runs + 1):
@@ -297,13 +313,13 @@ def bench_admission(gpuq, build, quick, runs):
                 # placements run the same load.
                 remove_db(template)
                 t = time.perf_counter()
-                _gpuq(gpuq, template, "apply", "-f", queues)
-                _gpuq(gpuq, template, "submit", "-f", jobs)
+                _gpuq(loader, template, "apply", "-f", queues)
+                _gpuq(loader, template, "submit", "-f", jobs)
                 print(f"  run {run}: load (not timed) {time.perf_counter() - t:.1f} s, database "
                       f"{os.path.getsize(template) >> 20} MiB", flush=True)
                 for place in places:
                     if not place.gave_up:
-                        measure(gpuq, template, place, run, timeout, stats)
+                        measure(template, place, run, timeout)
             for place in places:
                 report(place, runs, size["jobs"])
         finally:

@@ -3,6 +3,7 @@
 # which prints the median of several runs of each measurement. Not part of
 # the test suite (timings are not assertions); the README quotes its output.
 # Usage: sh tests/bench/run.sh [--quick] [--only core|admission|cluster|simulate]
+#        [--baseline PREVIOUS_GPUQ] (admission: a previous binary timed beside this build)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
