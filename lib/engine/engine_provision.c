@@ -16,7 +16,8 @@
  * failed attempt is counted against the workload's flavors for
  * gpuq.dev/flavor-fallback-after (#2560; workloads.failed_flavors, read
  * back by engine_load.c). A cycle sees a few live requests per reserved
- * workload; the configs it needs are read once per cycle.
+ * workload; the configs it needs are read once per cycle. What it reads of
+ * the database is store_provision.h's; what it writes, store.h's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,39 +29,30 @@
 #include "manifest_load.h"
 #include "os.h"
 #include "provision.h"
+#include "store_provision.h"
 #include "util.h"
 
-/* Columns: one text. */
-static int first_text(int n, const char *const *v, void *payload)
-{
-    char **out = payload;
-
-    (void)n;
-    free(*out);
-    *out = v[0] ? strdup(v[0]) : NULL;
-    return 0;
-}
+/* How a queue object's stored spec is read: one of store_provision.h's, and its table. */
+typedef int (*spec_read_fn)(struct gq_store *st, const char *name, char **out, gq_error *err);
 
 /*
- * The stored spec of a queue object, decoded; shape names its table
- * ("admission_checks:T"). A spec that does not decode is a damaged file.
+ * The stored spec of a queue object, decoded; table names it in messages
+ * ("admission_checks"). A spec that does not decode is a damaged file.
  */
-static int load(struct gq_store *st, const char *sql, const char *shape, const char *key,
+static int load(struct gq_store *st, spec_read_fn read, const char *table, const char *key,
                 char **text, struct gq_object *obj, gq_error *err)
 {
-    const struct gq__query q = {sql, shape, &key, 1};
     int rc;
 
     *text = NULL;
     memset(obj, 0, sizeof(*obj));
-    if ((rc = gq__store_rows(st, &q, first_text, text, err)) != GQ_OK || !*text)
+    if ((rc = read(st, key, text, err)) != GQ_OK || !*text)
         return rc;
     rc = gq__manifest_load(NULL, *text, strlen(*text), "stored spec", NULL, NULL, gq__take_object,
                            obj, err);
     if (rc == GQ_OK || rc == GQ_ENOMEM)
         return rc;
-    return gq__store_damaged(st, err, "%.*s %s: spec does not decode", (int)strcspn(shape, ":"),
-                             shape, key);
+    return gq__store_damaged(st, err, "%s %s: spec does not decode", table, key);
 }
 
 static bool applies(const struct gq_snapshot *s, const struct gq_admission_check_ref *c,
@@ -181,16 +173,12 @@ static int create(struct gq_store *st, const struct gq_snapshot *s, const struct
                   const char *check, const struct gq_provisioning_config *cfg, int32_t attempt,
                   int64_t now, char *note, size_t notelen, gq_error *err)
 {
-    static const char wl_sql[] = "SELECT spec FROM workloads WHERE id = ?1";
     struct request r;
     struct gq_kvs ann = {NULL, 0}, params = {NULL, 0};
-    char idbuf[24], *spec = NULL, *pr = NULL, *pts = NULL, uid[37];
-    const char *id = idbuf;
-    const struct gq__query wl_q = {wl_sql, "workloads:T", &id, 1};
+    char *spec = NULL, *pr = NULL, *pts = NULL, uid[37];
     int rc;
 
     memset(&r, 0, sizeof(r));
-    snprintf(idbuf, sizeof(idbuf), "%lld", (long long)wl->id);
     if (!(r.name = gq__provreq_name(wl->name, check, attempt)) || request_sets(s, wl, cfg, &r) < 0) {
         rc = gq__error(err, GQ_ENOMEM, "out of memory creating a ProvisioningRequest");
         goto out;
@@ -200,10 +188,11 @@ static int create(struct gq_store *st, const struct gq_snapshot *s, const struct
                                  "the provisioning request is not needed", now, err);
         goto out;
     }
-    if ((rc = gq__store_rows(st, &wl_q, first_text, &spec, err)) != GQ_OK)
+    if ((rc = gq__store_workload_spec(st, wl->id, &spec, err)) != GQ_OK)
         goto out;
     if ((rc = gq__manifest_annotations(spec ? spec : "{}", &ann, err)) == GQ_EIO)
-        rc = gq__store_damaged(st, err, "workloads row %s: spec does not decode", id);
+        rc = gq__store_damaged(st, err, "workloads row %lld: spec does not decode",
+                               (long long)wl->id);
     if (rc != GQ_OK)
         goto out;
     merge_sets(&r, spec ? spec : "{}", cfg->merge_policy);
@@ -246,21 +235,19 @@ out:
 static int check_config(struct gq_store *st, const char *check, bool *mine, bool *found,
                         struct gq_object *prc, gq_error *err)
 {
-    static const char ac_sql[] = "SELECT spec FROM admission_checks WHERE name = ?1";
-    static const char prc_sql[] = "SELECT spec FROM provisioning_configs WHERE name = ?1";
     struct gq_object ac;
     char *ac_text = NULL, *prc_text = NULL;
     int rc;
 
     *mine = *found = false;
     memset(prc, 0, sizeof(*prc));
-    rc = load(st, ac_sql, "admission_checks:T", check, &ac_text, &ac, err);
+    rc = load(st, gq__store_admission_check_spec, "admission_checks", check, &ac_text, &ac, err);
     if (rc == GQ_OK && ac_text && ac.u.ac.controller_name &&
         strcmp(ac.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0) {
         *mine = true;
         if (ac.u.ac.params_name &&
-            (rc = load(st, prc_sql, "provisioning_configs:T", ac.u.ac.params_name, &prc_text,
-                       prc, err)) == GQ_OK)
+            (rc = load(st, gq__store_provisioning_config_spec, "provisioning_configs",
+                       ac.u.ac.params_name, &prc_text, prc, err)) == GQ_OK)
             *found = prc_text != NULL;
     }
     free(ac_text);
@@ -307,81 +294,6 @@ int gq__engine_checks_on_reserve(struct gq_store *st, const struct gq_snapshot *
 }
 
 /* ------------------------------------------------------------ check sync */
-
-/* The columns sync_row reads, for one request and its check. */
-#define SYNC_SELECT                                                                                \
-    "SELECT p.workload_id, p.check_name, p.attempt, p.status, c.state, c.message, "                \
-    "c.retry_count, p.name, p.id, p.created_at FROM provisioning_requests p "                      \
-    "JOIN workload_checks c ON c.workload_id = p.workload_id AND c.name = p.check_name "
-
-struct sync_row {
-    int64_t id, workload_id, created_at;
-    char *check, *status, *state, *message, *name; /* status may be NULL */
-    int32_t attempt, retry_count;
-};
-
-struct sync_rows {
-    struct sync_row *v;
-    size_t n, cap;
-    bool failed;
-};
-
-/*
- * Columns: workload_id, check_name, attempt, status, state, message,
- * retry_count, name, id, created_at.
- */
-static int sync_row(int n, const char *const *v, void *payload)
-{
-    struct sync_rows *rows = payload;
-    struct sync_row *r;
-
-    (void)n;
-    if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
-        rows->failed = true;
-        return GQ_ENOMEM;
-    }
-    r = &rows->v[rows->n++];
-    r->workload_id = strtoll(v[0], NULL, 10);
-    r->check = strdup(v[1]);
-    r->attempt = (int32_t)strtol(v[2], NULL, 10);
-    r->status = v[3] ? strdup(v[3]) : NULL;
-    r->state = strdup(v[4]);
-    r->message = strdup(v[5] ? v[5] : "");
-    r->retry_count = (int32_t)strtol(v[6], NULL, 10);
-    r->name = strdup(v[7]);
-    r->id = strtoll(v[8], NULL, 10);
-    r->created_at = strtoll(v[9], NULL, 10);
-    if (!r->check || (v[3] && !r->status) || !r->state || !r->message || !r->name)
-        rows->failed = true;
-    return rows->failed ? GQ_ENOMEM : 0;
-}
-
-static void rows_free(struct sync_rows *rows)
-{
-    size_t i;
-
-    for (i = 0; i < rows->n; i++) {
-        free(rows->v[i].check);
-        free(rows->v[i].status);
-        free(rows->v[i].state);
-        free(rows->v[i].message);
-        free(rows->v[i].name);
-    }
-    free(rows->v);
-}
-
-/* The rows of sql (SYNC_SELECT ...; ?1 bound to param when given). */
-static int read_rows(struct gq_store *st, const char *sql, const char *param,
-                     struct sync_rows *rows, gq_error *err)
-{
-    /* The shape of SYNC_SELECT's columns: a NULL would reach strtoll and strdup. */
-    const struct gq__query q = {sql, "provisioning_requests:ITItTtIT#I", &param, param ? 1 : 0};
-    int rc = gq__store_rows(st, &q, sync_row, rows, err);
-
-    if (rows->failed)
-        rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
-    return rc;
-}
 
 /*
  * What the engine needs of a check's ProvisioningRequestConfig: the retry
@@ -444,7 +356,8 @@ struct sync {
 };
 
 /* A check's new state on the workload: the row, an event, and a note in plain words. */
-static int record(struct sync *c, int w, const struct sync_row *r, const struct gq_check_update *u)
+static int record(struct sync *c, int w, const struct gq_provreq_sync *r,
+                  const struct gq_check_update *u)
 {
     const struct gq_snap_wl *wl = &c->s->wls[w];
     const char *state = gq__check_state_name(u->state);
@@ -511,16 +424,6 @@ static int count_failure(struct sync *c, int w, const char *check)
     return rc;
 }
 
-/* Columns: state. */
-static int all_ready_row(int n, const char *const *v, void *payload)
-{
-    bool *ready = payload;
-
-    (void)n;
-    *ready = *ready && strcmp(v[0], "Ready") == 0;
-    return 0;
-}
-
 /*
  * What Kueue's workload controller does with a check's new state: Rejected
  * deactivates, Retry evicts until the backoff has passed, and a workload
@@ -528,11 +431,7 @@ static int all_ready_row(int n, const char *const *v, void *payload)
  */
 static int act(struct sync *c, int w, const struct gq_check_update *u)
 {
-    static const char checks_sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
-    char idbuf[24];
-    const char *id = idbuf;
-    const struct gq__query q = {checks_sql, "workload_checks:T", &id, 1};
-    bool ready = true;
+    bool ready;
     int rc, x = 0;
 
     c->s->now = c->now;
@@ -544,8 +443,7 @@ static int act(struct sync *c, int w, const struct gq_check_update *u)
         return gq__error(c->err, GQ_ENOMEM, "out of memory");
     if (u->state == GQ_CHECK_REJECTED || u->state == GQ_CHECK_RETRY)
         return GQ_OK;
-    snprintf(idbuf, sizeof(idbuf), "%lld", (long long)c->s->wls[w].id);
-    rc = gq__store_rows(c->st, &q, all_ready_row, &ready, c->err);
+    rc = gq__store_checks_all_ready(c->st, c->s->wls[w].id, &ready, c->err);
     if (rc == GQ_OK && ready && gq__admit_checks_ready(c->s, w, c->d) < 0)
         rc = gq__error(c->err, GQ_ENOMEM, "out of memory");
     return rc;
@@ -555,8 +453,8 @@ static int act(struct sync *c, int w, const struct gq_check_update *u)
  * A check's new state: recorded and acted on. counted: the attempt failed
  * to provision and the check's config asks for flavor fallback.
  */
-static int apply(struct sync *c, int w, const struct sync_row *r, const struct gq_check_update *u,
-                 bool counted)
+static int apply(struct sync *c, int w, const struct gq_provreq_sync *r,
+                 const struct gq_check_update *u, bool counted)
 {
     int rc;
 
@@ -580,7 +478,7 @@ static bool holds_quota(const struct gq_snapshot *s, int w)
  * One request's new status into its check (Kueue's syncCheckStates). The
  * status is marked seen once its workload was there to judge it.
  */
-static int sync_one(struct sync *c, const struct sync_row *r)
+static int sync_one(struct sync *c, const struct gq_provreq_sync *r)
 {
     struct gq_provisioning_config cfg;
     struct gq_provreq_status status;
@@ -605,26 +503,16 @@ static int sync_one(struct sync *c, const struct sync_row *r)
 
 /* ------------------------------------------------------ provisioning timeout */
 
-/*
- * A live request whose check is Pending on a reserved workload: the only
- * kind that can time out. ?1: created before this (ms).
- */
-static const char timeout_sql[] = SYNC_SELECT
-    "JOIN workloads w ON w.id = p.workload_id AND w.state = 'reserved' "
-    "WHERE p.deleted_at IS NULL AND c.state = 'Pending' AND p.created_at <= CAST(?1 AS INTEGER) "
-    "ORDER BY p.workload_id, p.check_name";
-
-/* Columns: spec. The shortest timeout of any config (0: none sets one). */
-static int timeout_row(int n, const char *const *v, void *payload)
+/* A config's spec: the shortest timeout of any config so far (0: none sets one). */
+static int timeout_spec(const char *spec, void *payload)
 {
     int64_t *min = payload;
     struct gq_object o;
     int rc;
 
-    (void)n;
     memset(&o, 0, sizeof(o));
-    rc = gq__manifest_load(NULL, v[0], strlen(v[0]), "stored spec", NULL, NULL,
-                           gq__take_object, &o, NULL);
+    rc = gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, gq__take_object,
+                           &o, NULL);
     if (rc == GQ_OK && o.u.prc.timeout_ms > 0 && (!*min || o.u.prc.timeout_ms < *min))
         *min = o.u.prc.timeout_ms;
     gq__object_clear(&o);
@@ -634,19 +522,14 @@ static int timeout_row(int n, const char *const *v, void *payload)
 /* Whether any config sets a timeout (the feature is off by default), and the shortest. */
 static int min_timeout(struct gq_store *st, int64_t *out, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT spec FROM provisioning_configs WHERE json_extract(spec, "
-        "'$.metadata.annotations.\"" GQ_PROVISIONING_TIMEOUT_ANNOTATION "\"') IS NOT NULL";
-
-    const struct gq__query q = {sql, "provisioning_configs:T", NULL, 0};
-
     *out = 0;
-    return gq__store_rows(st, &q, timeout_row, out, err);
+    return gq__store_timeout_configs(st, timeout_spec, out, err);
 }
 
 /* When request r times out (0: it cannot), with its check's config in *cfg. */
-static int timeout_of(struct gq_store *st, struct strategies *cache, const struct sync_row *r,
-                      struct gq_provisioning_config *cfg, int64_t *at, gq_error *err)
+static int timeout_of(struct gq_store *st, struct strategies *cache,
+                      const struct gq_provreq_sync *r, struct gq_provisioning_config *cfg,
+                      int64_t *at, gq_error *err)
 {
     struct gq_provreq_status status;
     void *keep = NULL;
@@ -663,7 +546,7 @@ static int timeout_of(struct gq_store *st, struct strategies *cache, const struc
 }
 
 /* A request not provisioned in time: a failure of its attempt, as Failed is. */
-static int timeout_one(struct sync *c, const struct sync_row *r)
+static int timeout_one(struct sync *c, const struct gq_provreq_sync *r)
 {
     struct gq_provisioning_config cfg;
     struct gq_check_update u;
@@ -681,10 +564,9 @@ static int timeout_one(struct sync *c, const struct sync_row *r)
 
 int gq__engine_provision_deadline(struct gq_store *st, int64_t now, int64_t *next, gq_error *err)
 {
-    struct sync_rows rows = {NULL, 0, 0, false};
+    struct gq_provreq_syncs rows = {NULL, 0, 0};
     struct strategies cache = {.n = 0};
     struct gq_provisioning_config cfg;
-    char before[24];
     int64_t min, at;
     size_t i;
     int rc;
@@ -692,47 +574,47 @@ int gq__engine_provision_deadline(struct gq_store *st, int64_t now, int64_t *nex
     *next = 0;
     if ((rc = min_timeout(st, &min, err)) != GQ_OK || !min)
         return rc;
-    snprintf(before, sizeof(before), "%lld", (long long)INT64_MAX);
-    rc = read_rows(st, timeout_sql, before, &rows, err);
+    rc = gq__store_provreqs_pending(st, INT64_MAX, &rows, err);
     for (i = 0; rc == GQ_OK && i < rows.n; i++)
         if ((rc = timeout_of(st, &cache, &rows.v[i], &cfg, &at, err)) == GQ_OK && at > now &&
             (!*next || at < *next))
             *next = at;
-    rows_free(&rows);
+    gq__store_provreq_syncs_clear(&rows);
     return rc;
 }
 
 /* ------------------------------------------------------------------ sync */
 
-/* fn for each row sql returns (?1 bound to param when given). */
-static int each_row(struct sync *c, const char *sql, const char *param,
-                    int (*fn)(struct sync *c, const struct sync_row *r))
+/*
+ * fn for each request read: pending, those created at or before *before
+ * that can time out (gq__store_provreqs_pending); else those with a status
+ * not yet synced. All are read before the first is acted on.
+ */
+static int each_request(struct sync *c, const int64_t *before,
+                        int (*fn)(struct sync *c, const struct gq_provreq_sync *r))
 {
-    struct sync_rows rows = {NULL, 0, 0, false};
+    struct gq_provreq_syncs rows = {NULL, 0, 0};
     size_t i;
-    int rc = read_rows(c->st, sql, param, &rows, c->err);
+    int rc = before ? gq__store_provreqs_pending(c->st, *before, &rows, c->err)
+                    : gq__store_provreqs_unsynced(c->st, &rows, c->err);
 
     for (i = 0; rc == GQ_OK && i < rows.n; i++)
         rc = fn(c, &rows.v[i]);
-    rows_free(&rows);
+    gq__store_provreq_syncs_clear(&rows);
     return rc;
 }
 
 int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t now,
                            struct gq_decisions *d, gq_error *err)
 {
-    static const char sql[] = SYNC_SELECT
-        "WHERE p.deleted_at IS NULL AND p.status IS NOT NULL "
-        "AND p.status IS NOT p.synced_status ORDER BY p.workload_id";
     struct sync c = {st, s, now, d, {.n = 0}, err};
-    char before[24];
-    int64_t min;
+    int64_t min, before;
     int rc;
 
-    if ((rc = each_row(&c, sql, NULL, sync_one)) != GQ_OK ||
+    if ((rc = each_request(&c, NULL, sync_one)) != GQ_OK ||
         (rc = min_timeout(st, &min, err)) != GQ_OK || !min)
         return rc;
     /* Only requests older than the shortest timeout can have timed out. */
-    snprintf(before, sizeof(before), "%lld", (long long)(now - min));
-    return each_row(&c, timeout_sql, before, timeout_one);
+    before = now - min;
+    return each_request(&c, &before, timeout_one);
 }
