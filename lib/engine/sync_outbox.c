@@ -42,6 +42,7 @@
 
 #include "admit.h" /* gq__grow */
 #include "error.h"
+#include "manifest_release.h"
 #include "os.h"
 #include "release.h"
 #include "store.h"
@@ -422,175 +423,26 @@ static int release_rows_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc;
 }
 
-/* A copy of v's text when it is a JSON string, else NULL; *bad set when the copy fails. */
-static char *str_of(json_object *v, bool *bad)
-{
-    char *s;
-
-    if (!json_object_is_type(v, json_type_string))
-        return NULL;
-    if (!(s = strdup(json_object_get_string(v))))
-        *bad = true;
-    return s;
-}
-
-/* A JSON object's string members as kvs (copies). -1 on ENOMEM. */
-static int kvs_of(json_object *obj, struct gq_kvs *out)
-{
-    size_t cap = 0;
-    bool bad = false;
-
-    memset(out, 0, sizeof(*out));
-    if (!json_object_is_type(obj, json_type_object))
-        return 0;
-    json_object_object_foreach(obj, k, v) {
-        if (!json_object_is_type(v, json_type_string))
-            continue;
-        if (gq__grow(&out->v, &cap, out->n, sizeof(*out->v)) < 0)
-            return -1;
-        out->v[out->n].key = strdup(k);
-        out->v[out->n].value = str_of(v, &bad);
-        if (!out->v[out->n++].key || bad)
-            return -1;
-    }
-    return 0;
-}
-
-/* A JSON array of tolerations as structs (copies). -1 on ENOMEM. */
-static int tolerations_of(json_object *arr, struct gq_toleration **out, size_t *n)
-{
-    size_t i, cap = 0;
-    bool bad = false;
-
-    *out = NULL;
-    *n = 0;
-    for (i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr);
-         i++) {
-        json_object *o = json_object_array_get_idx(arr, i), *secs = gq__js_get(o, "tolerationSeconds");
-        struct gq_toleration *t;
-
-        if (!json_object_is_type(o, json_type_object))
-            continue;
-        if (gq__grow(out, &cap, *n, sizeof(**out)) < 0)
-            return -1;
-        t = &(*out)[(*n)++];
-        t->key = str_of(gq__js_get(o, "key"), &bad);
-        t->op = str_of(gq__js_get(o, "operator"), &bad);
-        t->value = str_of(gq__js_get(o, "value"), &bad);
-        t->effect = str_of(gq__js_get(o, "effect"), &bad);
-        t->has_seconds = json_object_is_type(secs, json_type_int);
-        t->seconds = t->has_seconds ? json_object_get_int64(secs) : 0;
-        if (bad)
-            return -1;
-    }
-    return 0;
-}
-
-/* The release's typed inputs, with the copies they point into. */
-struct release_in {
-    struct gq_kvs labels, annotations, node_selector;
-    struct gq_toleration *tolerations;
-    size_t ntolerations;
-    struct gq_flavor flavor;
-    struct gq_release_request *reqs;
-    struct gq_kvs *details;                 /* per request */
-    struct gq_psu_node_selector **sels;     /* per request */
-    size_t nreqs;
-};
-
-static void release_in_clear(struct release_in *in)
-{
-    size_t i, j;
-
-    gq__kvs_clear(&in->labels);
-    gq__kvs_clear(&in->annotations);
-    gq__kvs_clear(&in->node_selector);
-    gq__tolerations_free(in->tolerations, in->ntolerations);
-    gq__kvs_clear(&in->flavor.node_labels);
-    gq__tolerations_free(in->flavor.tolerations, in->flavor.ntolerations);
-    for (i = 0; i < in->nreqs; i++) {
-        gq__kvs_clear(&in->details[i]);
-        for (j = 0; in->sels[i] && j < in->reqs[i].nselectors; j++) {
-            free(in->sels[i][j].key);
-            free(in->sels[i][j].value_from_detail);
-        }
-        free(in->sels[i]);
-    }
-    free(in->reqs);
-    free(in->details);
-    free(in->sels);
-}
-
-/*
- * Request i: its name and class (borrowed from pr, which outlives the
- * release), the details of its status, the selectors of its config.
- */
-static int release_request(struct release_in *in, size_t i, json_object *pr, json_object *st,
-                           json_object *ups)
-{
-    struct gq_release_request *r = &in->reqs[i];
-    size_t j, n = json_object_is_type(ups, json_type_array) ? json_object_array_length(ups) : 0;
-    bool bad = false;
-
-    r->name = gq__js_str(pr, "metadata.name");
-    r->class_name = gq__js_str(pr, "spec.provisioningClassName");
-    r->details = &in->details[i];
-    if (kvs_of(gq__js_get(st, "provisioningClassDetails"), &in->details[i]) < 0 ||
-        (n && !(in->sels[i] = calloc(n, sizeof(*in->sels[i])))))
-        return -1;
-    r->selectors = in->sels[i];
-    for (j = 0; j < n && !bad; j++, r->nselectors++) {
-        json_object *u = json_object_array_get_idx(ups, j);
-
-        in->sels[i][j].key = str_of(gq__js_get(u, "key"), &bad);
-        in->sels[i][j].value_from_detail =
-            str_of(gq__js_get(u, "valueFromProvisioningClassDetail"), &bad);
-    }
-    return bad ? -1 : 0;
-}
-
-/* The requests' rows (spec, status, selectors) into in; the parsed JSON goes to keep. */
-static int release_requests(struct release_in *in, const struct rows *q, json_object *keep)
+/* The requests' rows (spec, status, selectors) into q; the parsed JSON goes to keep. */
+static int release_requests(struct gq__mf_release_reqs *q, const struct rows *r,
+                            json_object *keep)
 {
     size_t i;
 
-    if (!q->n)
-        return 0;
-    if (!(in->reqs = calloc(q->n, sizeof(*in->reqs))) ||
-        !(in->details = calloc(q->n, sizeof(*in->details))) ||
-        !(in->sels = calloc(q->n, sizeof(*in->sels))))
+    if (gq__mf_release_reqs_init(q, r->n) < 0)
         return -1;
-    for (i = 0; i < q->n; i++) {
-        json_object *pr = json_tokener_parse(col(q, i, 0));
-        json_object *st = col(q, i, 1) ? json_tokener_parse(col(q, i, 1)) : NULL;
-        json_object *ups = col(q, i, 2) ? json_tokener_parse(col(q, i, 2)) : NULL;
+    for (i = 0; i < r->n; i++) {
+        json_object *pr = json_tokener_parse(col(r, i, 0));
+        json_object *st = col(r, i, 1) ? json_tokener_parse(col(r, i, 1)) : NULL;
+        json_object *ups = col(r, i, 2) ? json_tokener_parse(col(r, i, 2)) : NULL;
 
         json_object_array_add(keep, pr);
         json_object_array_add(keep, st);
         json_object_array_add(keep, ups);
-        if (!pr)
-            continue;
-        if (release_request(in, in->nreqs++, pr, st, ups) < 0)
+        if (pr && gq__mf_release_reqs_add(q, pr, st, ups) < 0)
             return -1;
     }
     return 0;
-}
-
-/* The pristine template of a pod set in the stored Workload spec. */
-static json_object *pristine(json_object *spec, const char *podset)
-{
-    json_object *sets = gq__js_get(spec, "spec.podSets");
-    size_t i;
-
-    for (i = 0; json_object_is_type(sets, json_type_array) && i < json_object_array_length(sets);
-         i++) {
-        json_object *ps = json_object_array_get_idx(sets, i);
-        const char *name = gq__js_str(ps, "name");
-
-        if (name && strcmp(name, podset) == 0)
-            return gq__js_get(ps, "template");
-    }
-    return NULL;
 }
 
 /*
@@ -622,46 +474,33 @@ static void first_podset(struct release_ctx *c, const char **name, const char **
     *name = *flavor = NULL;
     for (i = 0; json_object_is_type(sets, json_type_array) && i < json_object_array_length(sets);
          i++) {
-        json_object *a = json_object_array_get_idx(sets, i), *fls = gq__js_get(a, "flavors");
+        json_object *a = json_object_array_get_idx(sets, i);
 
-        if (!(*name = gq__js_str(a, "name")) || !(c->tmpl = pristine(c->spec, *name)))
+        if (!(*name = gq__js_str(a, "name")) ||
+            !(c->tmpl = gq__mf_release_pristine(c->spec, *name)))
             continue;
-        if (json_object_is_type(fls, json_type_object)) {
-            json_object_object_foreach(fls, res, fl) {
-                (void)res;
-                *flavor = *flavor ? *flavor : json_object_get_string(fl);
-            }
-        }
+        *flavor = gq__mf_release_flavor(a);
         return;
     }
     *name = NULL;
 }
 
-/* Decode the rows and the template into in, and release. -1 on ENOMEM. */
+/* Decode the rows and the template, and release. -1 on ENOMEM. */
 static int release_compute(struct release_ctx *c, const char *podset,
-                           const struct release_rows *q, struct release_in *in)
+                           const struct release_rows *q)
 {
     json_object *keep = json_object_new_array(), *fspec = NULL;
-    const struct gq_flavor *fl[1] = {&in->flavor};
-    struct gq_release_podset ps = {podset, fl, 1, &in->labels, &in->annotations,
-                                   &in->node_selector, NULL, 0};
+    struct gq__mf_release_podset ps;
+    struct gq__mf_release_reqs reqs = {0};
     int rc = -1;
 
     if (q->flavor.n && (fspec = json_tokener_parse(col(&q->flavor, 0, 0))) != NULL)
         json_object_array_add(keep, fspec);
-    if (kvs_of(gq__js_get(c->tmpl, "metadata.labels"), &in->labels) == 0 &&
-        kvs_of(gq__js_get(c->tmpl, "metadata.annotations"), &in->annotations) == 0 &&
-        kvs_of(gq__js_get(c->tmpl, "spec.nodeSelector"), &in->node_selector) == 0 &&
-        tolerations_of(gq__js_get(c->tmpl, "spec.tolerations"), &in->tolerations,
-                       &in->ntolerations) == 0 &&
-        kvs_of(gq__js_get(fspec, "spec.nodeLabels"), &in->flavor.node_labels) == 0 &&
-        tolerations_of(gq__js_get(fspec, "spec.tolerations"), &in->flavor.tolerations,
-                       &in->flavor.ntolerations) == 0 &&
-        release_requests(in, &q->reqs, keep) == 0) {
-        ps.tolerations = in->tolerations;
-        ps.ntolerations = in->ntolerations;
-        rc = gq__release(&c->out, &ps, in->reqs, in->nreqs);
-    }
+    if (gq__mf_release_podset_read(&ps, c->tmpl, gq__js_get(fspec, "spec")) == 0 &&
+        release_requests(&reqs, &q->reqs, keep) == 0)
+        rc = gq__mf_release(&c->out, podset, &ps, &reqs);
+    gq__mf_release_podset_clear(&ps);
+    gq__mf_release_reqs_clear(&reqs);
     json_object_put(keep);
     return rc;
 }
@@ -674,7 +513,6 @@ static int release_load(struct gq_sync *s, const struct rows *r, size_t i,
                         struct release_ctx *c, gq_error *err)
 {
     struct release_rows q = {{col(r, i, 0), NULL}, {0}, {0}};
-    struct release_in in = {0};
     const char *podset;
     int rc;
 
@@ -687,14 +525,13 @@ static int release_load(struct gq_sync *s, const struct rows *r, size_t i,
     if (!podset)
         return GQ_OK;
     rc = gq__store_read(s->st, release_rows_txn, &q, err);
-    if (rc == GQ_OK && release_compute(c, podset, &q, &in) < 0) {
+    if (rc == GQ_OK && release_compute(c, podset, &q) < 0) {
         c->tmpl = NULL;
         rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s", col(r, i, 1),
                        col(r, i, 2));
     }
     if (rc != GQ_OK)
         c->tmpl = NULL;
-    release_in_clear(&in);
     rows_free(&q.flavor);
     rows_free(&q.reqs);
     return rc;
@@ -747,22 +584,8 @@ static json_object *tolerations_patch(const struct release_ctx *c)
         json_object_array_add(out, json_object_get(t));
         n += json_object_is_type(t, json_type_object);
     }
-    for (i = n; i < c->out.ntolerations; i++) {
-        const struct gq_toleration *t = &c->out.tolerations[i];
-        json_object *o = json_object_new_object();
-
-        if (t->key)
-            json_object_object_add(o, "key", json_object_new_string(t->key));
-        if (t->op)
-            json_object_object_add(o, "operator", json_object_new_string(t->op));
-        if (t->value)
-            json_object_object_add(o, "value", json_object_new_string(t->value));
-        if (t->effect)
-            json_object_object_add(o, "effect", json_object_new_string(t->effect));
-        if (t->has_seconds)
-            json_object_object_add(o, "tolerationSeconds", json_object_new_int64(t->seconds));
-        json_object_array_add(out, o);
-    }
+    for (i = n; i < c->out.ntolerations; i++)
+        json_object_array_add(out, gq__mf_toleration_json(&c->out.tolerations[i]));
     return out;
 }
 

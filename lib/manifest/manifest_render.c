@@ -35,7 +35,7 @@
 #include "api.h"
 #include "quota.h"
 #include "error.h"
-#include "admit.h" /* gq__grow */
+#include "manifest_release.h"
 #include "release.h"
 #include "store.h"
 #include "util.h"
@@ -1144,84 +1144,6 @@ static int flavor_spec_row(int n, const char *const *v, void *payload)
     return 0;
 }
 
-/* A copy of v's text when it is a JSON string, else NULL; *bad set when the copy fails. */
-static char *str_of(json_object *v, bool *bad)
-{
-    char *s;
-
-    if (!json_object_is_type(v, json_type_string))
-        return NULL;
-    if (!(s = strdup(json_object_get_string(v))))
-        *bad = true;
-    return s;
-}
-
-/* A JSON object's string members as kvs (copies; other members skipped). -1 on ENOMEM. */
-static int kvs_of(json_object *obj, struct gq_kvs *out)
-{
-    size_t cap = 0;
-    bool bad = false;
-
-    memset(out, 0, sizeof(*out));
-    if (!json_object_is_type(obj, json_type_object))
-        return 0;
-    json_object_object_foreach(obj, k, v) {
-        if (!json_object_is_type(v, json_type_string))
-            continue;
-        if (gq__grow(&out->v, &cap, out->n, sizeof(*out->v)) < 0)
-            return -1;
-        out->v[out->n].key = strdup(k);
-        out->v[out->n].value = str_of(v, &bad);
-        if (!out->v[out->n++].key || bad)
-            return -1;
-    }
-    return 0;
-}
-
-/* A JSON array of tolerations as structs (copies; non-objects skipped). -1 on ENOMEM. */
-static int tolerations_of(json_object *arr, struct gq_toleration **out, size_t *n)
-{
-    size_t i, cap = 0;
-    bool bad = false;
-
-    *out = NULL;
-    *n = 0;
-    for (i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr);
-         i++) {
-        json_object *o = json_object_array_get_idx(arr, i), *secs = jget(o, "tolerationSeconds");
-        struct gq_toleration *t;
-
-        if (!json_object_is_type(o, json_type_object))
-            continue;
-        if (gq__grow(out, &cap, *n, sizeof(**out)) < 0)
-            return -1;
-        t = &(*out)[(*n)++];
-        t->key = str_of(jget(o, "key"), &bad);
-        t->op = str_of(jget(o, "operator"), &bad);
-        t->value = str_of(jget(o, "value"), &bad);
-        t->effect = str_of(jget(o, "effect"), &bad);
-        t->has_seconds = json_object_is_type(secs, json_type_int);
-        t->seconds = t->has_seconds ? json_object_get_int64(secs) : 0;
-        if (bad)
-            return -1;
-    }
-    return 0;
-}
-
-/* A toleration as the canonical encoder writes a flavor's (key order of manifest_schema.c). */
-static json_object *toleration_json(const struct gq_toleration *t)
-{
-    json_object *o = json_object_new_object();
-
-    add_str(o, "key", t->key);
-    add_str(o, "operator", t->op);
-    add_str(o, "value", t->value);
-    add_str(o, "effect", t->effect);
-    if (t->has_seconds)
-        add_int(o, "tolerationSeconds", t->seconds);
-    return o;
-}
-
 /* The entries of kvs that parent[key] lacks or holds otherwise, set in it (made when missing). */
 static void put_kvs(json_object *parent, const char *key, const struct gq_kvs *kvs)
 {
@@ -1241,99 +1163,24 @@ static void put_kvs(json_object *parent, const char *key, const struct gq_kvs *k
     }
 }
 
-/* A workload's ProvisioningRequests as the release reads them, with what they own. */
-struct rel_reqs {
-    struct gq_release_request *v;
-    size_t n;
-    struct gq_kvs *details;                /* per request */
-    struct gq_psu_node_selector **sels;    /* per request, nselectors each */
-};
-
-static void rel_reqs_free(struct rel_reqs *q)
-{
-    size_t i, j;
-
-    for (i = 0; i < q->n; i++) {
-        gq__kvs_clear(&q->details[i]);
-        for (j = 0; q->sels[i] && j < q->v[i].nselectors; j++) {
-            free(q->sels[i][j].key);
-            free(q->sels[i][j].value_from_detail);
-        }
-        free(q->sels[i]);
-    }
-    free(q->v);
-    free(q->details);
-    free(q->sels);
-    memset(q, 0, sizeof(*q));
-}
-
-/* Request i: ProvisioningRequest o and its config's podSetUpdates.nodeSelector ups. */
-static int rel_req(struct rel_reqs *q, size_t i, json_object *o, json_object *ups)
-{
-    struct gq_release_request *r = &q->v[i];
-    size_t j, n = json_object_is_type(ups, json_type_array) ? json_object_array_length(ups) : 0;
-    bool bad = false;
-
-    r->name = json_object_get_string(jget(jget(o, "metadata"), "name"));
-    r->class_name = json_object_get_string(jget(jget(o, "spec"), "provisioningClassName"));
-    r->details = &q->details[i];
-    if (kvs_of(jget(jget(o, "status"), "provisioningClassDetails"), &q->details[i]) < 0 ||
-        (n && !(q->sels[i] = calloc(n, sizeof(*q->sels[i])))))
-        return -1;
-    r->selectors = q->sels[i];
-    for (j = 0; j < n; j++) {
-        json_object *u = json_object_array_get_idx(ups, j);
-        struct gq_psu_node_selector *s = &q->sels[i][r->nselectors];
-
-        s->key = str_of(jget(u, "key"), &bad);
-        s->value_from_detail = str_of(jget(u, "valueFromProvisioningClassDetail"), &bad);
-        r->nselectors++;
-        if (bad)
-            return -1;
-    }
-    return 0;
-}
-
 /* The requests among prs->objects (the PodTemplates between them skipped). -1 on ENOMEM. */
-static int rel_reqs_of(const struct provreqs *prs, struct rel_reqs *q)
+static int rel_reqs_of(const struct provreqs *prs, struct gq__mf_release_reqs *q)
 {
     size_t i, n = prs ? json_object_array_length(prs->updates) : 0;
 
-    memset(q, 0, sizeof(*q));
-    if (!n)
-        return 0;
-    if (!(q->v = calloc(n, sizeof(*q->v))) || !(q->details = calloc(n, sizeof(*q->details))) ||
-        !(q->sels = calloc(n, sizeof(*q->sels))))
+    if (gq__mf_release_reqs_init(q, n) < 0)
         return -1;
-    for (i = 0; i < json_object_array_length(prs->objects) && q->n < n; i++) {
+    for (i = 0; n && i < json_object_array_length(prs->objects) && q->n < n; i++) {
         json_object *o = json_object_array_get_idx(prs->objects, i);
         const char *kind = json_object_get_string(jget(o, "kind"));
 
         if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
             continue;
-        q->n++;
-        if (rel_req(q, q->n - 1, o, json_object_array_get_idx(prs->updates, q->n - 1)) < 0)
+        if (gq__mf_release_reqs_add(q, o, jget(o, "status"),
+                                    json_object_array_get_idx(prs->updates, q->n)) < 0)
             return -1;
     }
     return 0;
-}
-
-/* The pristine template's parts the release reads, decoded into ps (copies in *keep). */
-struct rel_podset {
-    struct gq_kvs labels, annotations, node_selector;
-    struct gq_toleration *tolerations;
-    size_t ntolerations;
-    struct gq_flavor flavor; /* the assigned one, read from its stored spec */
-};
-
-static void rel_podset_clear(struct rel_podset *k)
-{
-    gq__kvs_clear(&k->labels);
-    gq__kvs_clear(&k->annotations);
-    gq__kvs_clear(&k->node_selector);
-    gq__tolerations_free(k->tolerations, k->ntolerations);
-    gq__kvs_clear(&k->flavor.node_labels);
-    gq__tolerations_free(k->flavor.tolerations, k->flavor.ntolerations);
 }
 
 /* The stored spec of flavor, read once per render (a listing has many workloads, few flavors). */
@@ -1352,24 +1199,6 @@ static json_object *flavor_spec(struct render *r, const char *flavor)
     return jget(f, "spec");
 }
 
-static int rel_podset_of(struct render *r, json_object *t, const char *flavor,
-                         struct rel_podset *k)
-{
-    json_object *meta = jget(t, "metadata"), *pspec = jget(t, "spec"), *fspec;
-
-    memset(k, 0, sizeof(*k));
-    fspec = flavor_spec(r, flavor);
-    if (kvs_of(jget(meta, "labels"), &k->labels) < 0 ||
-        kvs_of(jget(meta, "annotations"), &k->annotations) < 0 ||
-        kvs_of(jget(pspec, "nodeSelector"), &k->node_selector) < 0 ||
-        tolerations_of(jget(pspec, "tolerations"), &k->tolerations, &k->ntolerations) < 0 ||
-        kvs_of(jget(fspec, "nodeLabels"), &k->flavor.node_labels) < 0 ||
-        tolerations_of(jget(fspec, "tolerations"), &k->flavor.tolerations,
-                       &k->flavor.ntolerations) < 0)
-        return -1;
-    return 0;
-}
-
 /*
  * One pod set as the Job runs it once admitted: the pristine template with
  * Kueue's startJob rule applied (release.h): the assigned flavor's
@@ -1379,11 +1208,9 @@ static int rel_podset_of(struct render *r, json_object *t, const char *flavor,
  * text keeps its order and its values.
  */
 static json_object *released(struct render *r, json_object *tmpl, const char *podset,
-                             const char *flavor, const struct rel_reqs *reqs)
+                             const char *flavor, const struct gq__mf_release_reqs *reqs)
 {
-    const struct gq_flavor *fl[1];
-    struct gq_release_podset in;
-    struct rel_podset k;
+    struct gq__mf_release_podset k;
     struct gq_released out;
     json_object *t = NULL, *pspec, *meta;
     size_t i;
@@ -1393,14 +1220,10 @@ static json_object *released(struct render *r, json_object *tmpl, const char *po
         return NULL;
     pspec = child(t, "spec", json_type_object);
     meta = child(t, "metadata", json_type_object);
-    if ((rc = rel_podset_of(r, t, flavor, &k)) == 0) {
-        fl[0] = &k.flavor;
-        in = (struct gq_release_podset){podset, fl, 1, &k.labels, &k.annotations,
-                                        &k.node_selector, k.tolerations, k.ntolerations};
-        rc = gq__release(&out, &in, reqs->v, reqs->n);
-    }
+    if ((rc = gq__mf_release_podset_read(&k, t, flavor_spec(r, flavor))) == 0)
+        rc = gq__mf_release(&out, podset, &k, reqs);
     if (rc != 0) {
-        rel_podset_clear(&k);
+        gq__mf_release_podset_clear(&k);
         json_object_put(t);
         return NULL;
     }
@@ -1409,30 +1232,13 @@ static json_object *released(struct render *r, json_object *tmpl, const char *po
         put_kvs(pspec, "nodeSelector", &out.node_selector);
     for (i = k.ntolerations; i < out.ntolerations; i++)
         json_object_array_add(child(pspec, "tolerations", json_type_array),
-                              toleration_json(&out.tolerations[i]));
+                              gq__mf_toleration_json(&out.tolerations[i]));
     put_kvs(pspec, "nodeSelector", &out.node_selector);
     put_kvs(meta, "labels", &out.labels);
     put_kvs(meta, "annotations", &out.annotations);
     gq__released_clear(&out);
-    rel_podset_clear(&k);
+    gq__mf_release_podset_clear(&k);
     return t;
-}
-
-/* The pristine template of a pod set in the Workload's spec. */
-static json_object *pristine(json_object *root, const char *podset)
-{
-    json_object *sets = jget(jget(root, "spec"), "podSets");
-    size_t i;
-
-    for (i = 0; sets && i < json_object_array_length(sets); i++) {
-        json_object *ps = json_object_array_get_idx(sets, i);
-
-        const char *name = json_object_get_string(jget(ps, "name"));
-
-        if (name && strcmp(name, podset) == 0)
-            return jget(ps, "template");
-    }
-    return NULL;
 }
 
 /*
@@ -1446,30 +1252,23 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
     json_object *status = jget(root, "status"), *g = jget(status, "gpuq");
     json_object *sets = jget(jget(status, "admission"), "podSetAssignments");
     json_object *rel, *out;
-    struct rel_reqs reqs;
+    struct gq__mf_release_reqs reqs;
     size_t i;
 
     if (!g || !sets || rel_reqs_of(prs, &reqs) < 0) {
         if (g && sets)
-            rel_reqs_free(&reqs);
+            gq__mf_release_reqs_clear(&reqs);
         return;
     }
     rel = json_object_new_object();
     out = json_object_new_array();
     json_object_object_add(rel, "suspend", json_object_new_boolean(0));
     for (i = 0; i < json_object_array_length(sets); i++) {
-        json_object *a = json_object_array_get_idx(sets, i), *ps, *t, *fls = jget(a, "flavors");
-        const char *name = json_object_get_string(jget(a, "name")), *flavor = NULL;
+        json_object *a = json_object_array_get_idx(sets, i), *ps, *t;
+        const char *name = json_object_get_string(jget(a, "name"));
 
-        if (!name)
-            continue;
-        if (fls && json_object_is_type(fls, json_type_object)) {
-            json_object_object_foreach(fls, res, fl) {
-                (void)res;
-                flavor = flavor ? flavor : json_object_get_string(fl);
-            }
-        }
-        if (!(t = released(r, pristine(root, name), name, flavor, &reqs)))
+        if (!name || !(t = released(r, gq__mf_release_pristine(root, name), name,
+                                    gq__mf_release_flavor(a), &reqs)))
             continue;
         ps = json_object_new_object();
         json_object_object_add(ps, "name", json_object_new_string(name));
@@ -1478,7 +1277,7 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
     }
     json_object_object_add(rel, "podSets", out);
     json_object_object_add(g, "release", rel);
-    rel_reqs_free(&reqs);
+    gq__mf_release_reqs_clear(&reqs);
 }
 
 /*
