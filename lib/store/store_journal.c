@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "os.h"
 #include "store_int.h"
 #include "util.h"
 
@@ -261,6 +262,7 @@ int gq__store_journal_fold(struct gq_store *st, gq_error *err)
     }
     if (rc != GQ_OK)
         return rc;
+    gq__crash_point("mid-fold"); /* rows applied, none deleted: a kill rolls the fold back */
     if (!(stmt = gq__store_stmt(st, clear_sql, err)))
         return err ? err->code : GQ_EIO;
     if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK)
