@@ -44,23 +44,11 @@
 #include "os.h"
 #include "sim.h"
 #include "store.h"
+#include "store_run.h"
 #include "util.h"
 
 #define POLL_MS 200        /* how often an idle runner looks for other processes' commits */
 #define SETTLE_STEPS 50    /* steps at one moment while things keep moving */
-
-/*
- * When a running workload's job ends (?2: the default duration): NULL, never
- * on its own, when that falls outside 1970..9999 (GQ__TIME_MAX_MS). A huge
- * stored duration (a row of an older binary, an annotation no decoder
- * checked) made started_at + duration overflow into a REAL that read back as
- * a moment in 1970, and the clock jumped there.
- */
-#define DURATION_SQL "coalesce(duration_ms, ?2)"
-#define END_SQL                                                                                   \
-    "(CASE WHEN started_at BETWEEN 0 AND " GQ__TIME_MAX_SQL " AND " DURATION_SQL                  \
-    " BETWEEN -started_at AND " GQ__TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL \
-    " END)"
 
 struct event {
     int64_t at;
@@ -179,33 +167,29 @@ static void pr_rows_free(struct pr_rows *rows)
     free(rows->v);
 }
 
-/*
- * Columns: id, uid, name, namespace, class, spec, templates, status, sim,
- * workload state, workload id.
- */
-static int pr_row(int n, const char *const *v, void *payload)
+/* A request of the store's, kept for the step (its strings copied). */
+static int pr_row(const struct gq_run_request *q, void *payload)
 {
     struct pr_rows *rows = payload;
     struct pr_row *p;
 
-    (void)n;
     if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
         rows->failed = true;
         return GQ_ENOMEM;
     }
     p = &rows->v[rows->n++];
     memset(p, 0, sizeof(*p));
-    p->id = strtoll(v[0], NULL, 10);
-    p->uid = gq__strdup(v[1]);
-    p->name = gq__strdup(v[2]);
-    p->ns = gq__strdup(v[3]);
-    p->class_name = gq__strdup(v[4]);
-    p->spec = gq__strdup(v[5]);
-    p->templates = gq__strdup(v[6]);
-    p->status = gq__strdup(v[7]);
-    p->record = gq__strdup(v[8]);
-    p->wstate = gq__strdup(v[9]);
-    p->workload = strtoll(v[10], NULL, 10);
+    p->id = q->id;
+    p->uid = gq__strdup(q->uid);
+    p->name = gq__strdup(q->name);
+    p->ns = gq__strdup(q->ns);
+    p->class_name = gq__strdup(q->class_name);
+    p->spec = gq__strdup(q->spec);
+    p->templates = gq__strdup(q->templates);
+    p->status = gq__strdup(q->status);
+    p->record = gq__strdup(q->record);
+    p->wstate = gq__strdup(q->wstate);
+    p->workload = q->workload;
     p->sim = -1;
     if (!p->uid || !p->name || !p->ns || !p->class_name || !p->spec || !p->templates ||
         !p->wstate)
@@ -309,19 +293,13 @@ static int follow_pools(struct runner *r, const struct pr_rows *rows, gq_error *
 
 static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT p.id, p.uid, p.name, p.namespace, p.class, p.spec, p.templates, p.status, p.sim, "
-        "w.state, w.id FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
-        "WHERE p.deleted_at IS NULL ORDER BY p.id";
-    /* A NULL where none can be would reach strtoll or read as out of memory. */
-    const struct gq__query q = {sql, "provisioning_requests:#TTTTTTttTI", NULL, 0};
     struct runner *r = payload;
     struct pr_rows rows = {NULL, 0, 0, false};
     bool *live = NULL;
     size_t i;
     int rc, k;
 
-    rc = gq__store_rows(st, &q, pr_row, &rows, err);
+    rc = gq__store_run_requests(st, pr_row, &rows, err);
     if (rows.failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -370,24 +348,23 @@ struct wl_rows {
     bool failed;
 };
 
-/* Columns: id, namespace, name, uid, job_name, duration_ms. */
-static int wl_row(int n, const char *const *v, void *payload)
+/* A workload of the store's, kept for the step (its strings copied). */
+static int wl_row(const struct gq_run_workload *x, void *payload)
 {
     struct wl_rows *rows = payload;
     struct wl_row *w;
 
-    (void)n;
     if (gq__grow(&rows->v, &rows->cap, rows->n, sizeof(*rows->v)) < 0) {
         rows->failed = true;
         return GQ_ENOMEM;
     }
     w = &rows->v[rows->n++];
-    w->id = strtoll(v[0], NULL, 10);
-    w->ns = gq__strdup(v[1]);
-    w->name = gq__strdup(v[2]);
-    w->uid = gq__strdup(v[3]);
-    w->job = gq__strdup(v[4]);
-    w->duration_ms = v[5] ? strtoll(v[5], NULL, 10) : -1;
+    w->id = x->id;
+    w->ns = gq__strdup(x->ns);
+    w->name = gq__strdup(x->name);
+    w->uid = gq__strdup(x->uid);
+    w->job = gq__strdup(x->job);
+    w->duration_ms = x->duration_ms;
     if (!w->ns || !w->name || !w->uid || !w->job)
         rows->failed = true;
     return rows->failed ? GQ_ENOMEM : 0;
@@ -407,18 +384,12 @@ static void wl_rows_free(struct wl_rows *rows)
     memset(rows, 0, sizeof(*rows));
 }
 
-static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, gq_error *err)
+static int select_rows(struct runner *r, enum gq_run_which which, struct wl_rows *rows,
+                       gq_error *err)
 {
-    char nowbuf[24], defbuf[24];
-    const char *params[2] = {nowbuf, defbuf};
-    /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
-    const struct gq__query q = {sql, "workloads:#TTTT", params,
-                                strstr(sql, "?2") ? 2 : strstr(sql, "?1") ? 1 : 0};
-    int rc;
+    int rc = gq__store_run_workloads(r->st, which, r->now, r->o.default_duration_ms, wl_row, rows,
+                                     err);
 
-    snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
-    snprintf(defbuf, sizeof(defbuf), "%lld", (long long)r->o.default_duration_ms);
-    rc = gq__store_rows(r->st, &q, wl_row, rows, err);
     if (rows->failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
     return rc;
@@ -426,7 +397,7 @@ static int select_rows(struct runner *r, const char *sql, struct wl_rows *rows, 
 
 /*
  * "k=v" lines (the selector a pod set's pods carry: its template's
- * nodeSelector and its flavor's nodeLabels, as SQL joins them) into kvs.
+ * nodeSelector and its flavor's nodeLabels, as the store joins them) into kvs.
  */
 static int kvs_from_lines(struct gq_kvs *kvs, const char *text)
 {
@@ -479,26 +450,22 @@ struct pods_of {
 };
 
 /*
- * Columns: workload id, pod set, count, GPUs per pod, GPU flavor, selector
- * lines, the workload's pods. A count past the workload's pods or GPUs
+ * A pod set's pods into the books. A count past the workload's pods or GPUs
  * past int32 are a damaged file's (a count of billions would never end).
  */
-static int podset_row(int n, const char *const *v, void *payload)
+static int podset_row(const struct gq_run_podset *ps, void *payload)
 {
     struct pods_of *po = payload;
     struct runner *r = po->r;
-    int64_t wl = strtoll(v[0], NULL, 10), count = v[2] ? strtoll(v[2], NULL, 10) : 1;
-    int64_t gpus = v[3] ? strtoll(v[3], NULL, 10) : 0;
     int pool;
     int64_t i;
 
-    (void)n;
-    if (count < 0 || count > strtoll(v[6], NULL, 10) || gpus < 0 || gpus > INT32_MAX)
+    if (ps->count < 0 || ps->count > ps->pods || ps->gpus < 0 || ps->gpus > INT32_MAX)
         return po->rc = GQ_EIO;
-    pool = pod_pool(r, wl, v[5]);
-    for (i = 0; i < count; i++)
-        if (gq__books_add_pod(&r->books, wl, v[1], (int32_t)i, v[4], pool, (int32_t)gpus,
-                              r->now) < 0)
+    pool = pod_pool(r, ps->workload, ps->selector);
+    for (i = 0; i < ps->count; i++)
+        if (gq__books_add_pod(&r->books, ps->workload, ps->name, (int32_t)i, ps->flavor, pool,
+                              (int32_t)ps->gpus, r->now) < 0)
             return po->rc = GQ_ENOMEM;
     return 0;
 }
@@ -506,32 +473,17 @@ static int podset_row(int n, const char *const *v, void *payload)
 /* Released workloads get their pods, pending until the books place them. */
 static int create_pods(struct runner *r, const struct wl_rows *rows, gq_error *err)
 {
-    static const char sql[] =
-        "SELECT w.id, ps.value ->> 'name', coalesce(a.value ->> 'count', ps.value ->> 'count'), "
-        "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j WHERE j.key LIKE '%/gpu'), "
-        "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE f.key LIKE '%/gpu'), "
-        "(SELECT group_concat(k || '=' || v, char(10)) FROM (SELECT s.key AS k, s.value AS v "
-        "  FROM json_each(ps.value, '$.match.nodeSelector') s UNION SELECT l.key, l.value "
-        "  FROM json_each(a.value, '$.flavors') f JOIN resource_flavors rf ON rf.name = f.value, "
-        "  json_each(rf.spec, '$.spec.nodeLabels') l)), w.pods "
-        "FROM workloads w, json_each(w.podsets) ps LEFT JOIN "
-        "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
-        "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
     struct pods_of po = {r, GQ_OK};
-    char id[24];
-    const char *param = id;
-    const struct gq__query q = {sql, "workloads:#......I", &param, 1};
     size_t i;
     int rc = GQ_OK;
 
     for (i = 0; rc == GQ_OK && i < rows->n; i++) {
         if (gq__books_has(&r->books, rows->v[i].id))
             continue;
-        snprintf(id, sizeof(id), "%lld", (long long)rows->v[i].id);
-        rc = gq__store_rows(r->st, &q, podset_row, &po, err);
+        rc = gq__store_run_podsets(r->st, rows->v[i].id, podset_row, &po, err);
         if (po.rc == GQ_EIO)
-            rc = gq__store_damaged(r->st, err, "workloads row %s: pod count or gpus out of range",
-                                   id);
+            rc = gq__store_damaged(r->st, err, "workloads row %lld: pod count or gpus out of range",
+                                   (long long)rows->v[i].id);
         else if (po.rc != GQ_OK)
             rc = gq__error(err, GQ_ENOMEM, "out of memory creating pods");
     }
@@ -567,11 +519,9 @@ static int save_books(struct runner *r, gq_error *err)
 /* Pods of workloads that lost their release (evicted, cancelled) end now. */
 static int end_orphans(struct runner *r, gq_error *err)
 {
-    static const char sql[] = "SELECT id, namespace, name, uid, job_name, duration_ms "
-                              "FROM workloads WHERE state IN ('admitted', 'running') ORDER BY id";
     struct wl_rows live = {NULL, 0, 0, false};
     size_t i, j;
-    int rc = select_rows(r, sql, &live, err);
+    int rc = select_rows(r, GQ_RUN_LIVE, &live, err);
 
     for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
         const struct gq_pod *p = &r->books.pods[i];
@@ -607,12 +557,9 @@ static bool unending(const struct runner *r, int64_t duration_ms, char *msg, siz
 
 static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 {
-    static const char admitted[] =
-        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = 'admitted' ORDER BY id";
     struct wl_rows rows = {NULL, 0, 0, false};
     size_t i;
-    int rc = select_rows(r, admitted, &rows, err);
+    int rc = select_rows(r, GQ_RUN_ADMITTED, &rows, err);
 
     if (rc == GQ_OK)
         rc = create_pods(r, &rows, err);
@@ -642,9 +589,6 @@ static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
 
 static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char done[] =
-        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
     struct runner *r = payload;
     struct wl_rows rows = {NULL, 0, 0, false};
     char msg[160], took[GQ_DURATION_BUFSIZE];
@@ -654,7 +598,7 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
     if (rc == GQ_OK)
         rc = start_workloads(r, st, err);
     if (rc == GQ_OK)
-        rc = select_rows(r, done, &rows, err);
+        rc = select_rows(r, GQ_RUN_DONE, &rows, err);
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
         const struct wl_row *w = &rows.v[i];
 
@@ -677,15 +621,11 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
 
 /* --------------------------------------------------------------- the clock */
 
-/* Columns: one integer or NULL. */
-static int min_row(int n, const char *const *v, void *payload)
+/* Keep t in *best when it is a moment (positive) sooner than *best (0: none yet). */
+static void sooner(int64_t *best, int64_t t)
 {
-    int64_t *best = payload, t;
-
-    (void)n;
-    if (v[0] && (t = strtoll(v[0], NULL, 10)) > 0 && (!*best || t < *best))
+    if (t > 0 && (!*best || t < *best))
         *best = t;
-    return 0;
 }
 
 struct due {
@@ -696,23 +636,18 @@ struct due {
 /* The next moment anything is due after now; 0 when nothing is. */
 static int next_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = 'running'";
-    static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
-                                  "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
     struct due *d = payload;
     struct runner *r = d->r;
     int64_t sim = gq__sim_next(&r->sim, r->now), books = gq__books_next(&r->books, r->now);
-    int64_t best = 0, timeout = 0;
-    char nowbuf[24], defbuf[24];
-    const char *params[2] = {nowbuf, defbuf};
+    int64_t best = 0, timeout = 0, finish, requeue;
     int rc;
 
-    snprintf(nowbuf, sizeof(nowbuf), "%lld", (long long)r->now);
-    snprintf(defbuf, sizeof(defbuf), "%lld", (long long)r->o.default_duration_ms);
-    if ((rc = gq__store_query(st, finish, params, 2, min_row, &best, err)) != GQ_OK ||
-        (rc = gq__store_query(st, requeue, params, 1, min_row, &best, err)) != GQ_OK ||
+    if ((rc = gq__store_run_due(st, r->now, r->o.default_duration_ms, &finish, &requeue, err)) !=
+            GQ_OK ||
         (rc = gq__engine_provision_deadline(st, r->now, &timeout, err)) != GQ_OK)
         return rc;
+    sooner(&best, finish);
+    sooner(&best, requeue);
     if (sim && (!best || sim < best))
         best = sim;
     if (books && (!best || books < best))
@@ -821,20 +756,19 @@ static void pools_free(struct pools *p)
     memset(p, 0, sizeof(*p));
 }
 
-/* Columns: flavor, its nodeLabels as "k=v" lines; flavors with labels, by name. */
-static int flavor_row(int n, const char *const *v, void *payload)
+/* A flavor with nodeLabels ("k=v" lines): the pools it selects, that none took yet, are its. */
+static int flavor_row(const char *flavor, const char *lines, void *payload)
 {
     struct pools *p = payload;
     struct gq_kvs labels;
     size_t i;
     int rc = 0;
 
-    (void)n;
-    if (kvs_from_lines(&labels, v[1]) < 0)
+    if (kvs_from_lines(&labels, lines) < 0)
         rc = GQ_ENOMEM;
     for (i = 0; rc == 0 && i < p->n; i++)
         if (!p->flavor[i] && labels.n && gq__sim_selects(&p->v[i], &labels) &&
-            !(p->flavor[i] = gq__strdup(v[0])))
+            !(p->flavor[i] = gq__strdup(flavor)))
             rc = GQ_ENOMEM;
     gq__kvs_clear(&labels);
     return rc;
@@ -842,17 +776,13 @@ static int flavor_row(int n, const char *const *v, void *payload)
 
 static int pools_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char flavors[] =
-        "SELECT f.name, group_concat(l.key || '=' || l.value, char(10)) FROM resource_flavors f, "
-        "json_each(f.spec, '$.spec.nodeLabels') l GROUP BY f.name ORDER BY f.name";
-    const struct gq__query q = {flavors, "resource_flavors:TT", NULL, 0};
     struct pools *p = payload;
     int rc = gq__engine_load_pools(st, &p->v, &p->n, err);
 
     if (rc == GQ_OK && !(p->flavor = calloc(p->n + 1, sizeof(*p->flavor))))
         rc = gq__error(err, GQ_ENOMEM, "out of memory");
     if (rc == GQ_OK)
-        rc = gq__store_rows(st, &q, flavor_row, p, err);
+        rc = gq__store_run_flavors(st, flavor_row, p, err);
     return rc;
 }
 

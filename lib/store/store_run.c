@@ -1,0 +1,313 @@
+/*
+ * store_run.c: the statements behind the simulated cluster's loop
+ * (engine/run.c, store_run.h): the ProvisioningRequests the provider step
+ * hands the simulator, the workloads the kubelet step starts and finishes and
+ * their pod sets, when anything is next due, and the flavors' node labels.
+ * Each function binds its parameters, checks each row's shape where the loop
+ * checked it before (the shapes of struct gq__query), and hands the row to
+ * its caller as a struct.
+ *
+ * Values are converted as the loop always read them: text as SQLite prints
+ * it, and numbers through strtoll of that text, so that a damaged value reads
+ * the same as before. Parameters are bound as text, as they always were: the
+ * default duration stands in a comparison beside stored integers, and a
+ * change of its type would change what that comparison says. Statements are
+ * cached by their static text's address (gq__store_cached), and prepared
+ * afresh when the cached one is in use or the cache is short of room. Sizes:
+ * a step reads every live workload and request once or twice; a simulated
+ * week runs these reads a few hundred thousand times.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "store_int.h"
+#include "store_run.h"
+
+/*
+ * The last moment the clock can show (9999-12-31T23:59:59.999Z, the
+ * engine's GQ__TIME_MAX_MS) as SQL text.
+ */
+#define TIME_MAX_SQL "253402300799999"
+
+/*
+ * When a running workload's job ends (?2: the default duration): NULL, never
+ * on its own, when that falls outside 1970..9999. A huge stored duration (a
+ * row of an older binary, an annotation no decoder checked) made started_at +
+ * duration overflow into a REAL that read back as a moment in 1970, and the
+ * clock jumped there.
+ */
+#define DURATION_SQL "coalesce(duration_ms, ?2)"
+#define END_SQL                                                                                   \
+    "(CASE WHEN started_at BETWEEN 0 AND " TIME_MAX_SQL " AND " DURATION_SQL                      \
+    " BETWEEN -started_at AND " TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL      \
+    " END)"
+
+/* ------------------------------------------------------------------ cursor */
+
+/* A statement being read: cached (reset when done) or its own (finalized). */
+struct cursor {
+    sqlite3_stmt *stmt;
+    bool own;
+};
+
+static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
+{
+    int rc;
+
+    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+        return rc;
+    c->stmt = gq__store_cached(st, sql);
+    c->own = !c->stmt;
+    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+static void close_cursor(struct cursor *c)
+{
+    if (c->own) {
+        sqlite3_finalize(c->stmt);
+    } else {
+        sqlite3_reset(c->stmt);
+        sqlite3_clear_bindings(c->stmt);
+    }
+    c->stmt = NULL;
+}
+
+/* Reads one row of stmt into the caller's struct and hands it on; non-zero stops. */
+typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload);
+
+/* Step c to the end, each row checked against shape (NULL: not checked), then given to fn. */
+static int each_row(struct gq_store *st, struct cursor *c, const char *shape, row_fn fn,
+                    void *payload, gq_error *err)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
+        /* Checked first: reading a column as text may change the type SQLite reports. */
+        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
+            rc = fn(c->stmt, payload);
+        if (rc != 0) {
+            close_cursor(c);
+            return rc;
+        }
+    }
+    close_cursor(c);
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+/* Column i as text (NULL for SQL NULL). */
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+/* Column i read as text, then as a number the way strtoll reads it; dflt for NULL. */
+static int64_t col_num(sqlite3_stmt *s, int i, int64_t dflt)
+{
+    const char *t = col_text(s, i);
+
+    return t ? strtoll(t, NULL, 10) : dflt;
+}
+
+/* now_ms and default_ms as the text ?1 and ?2 are bound to (see the top). */
+struct params {
+    char now[24], dflt[24];
+};
+
+static void bind_params(sqlite3_stmt *stmt, struct params *p, int64_t now_ms, int64_t default_ms,
+                        int n)
+{
+    snprintf(p->now, sizeof(p->now), "%lld", (long long)now_ms);
+    snprintf(p->dflt, sizeof(p->dflt), "%lld", (long long)default_ms);
+    if (n >= 1)
+        gq__bind_text(stmt, 1, p->now);
+    if (n >= 2)
+        gq__bind_text(stmt, 2, p->dflt);
+}
+
+/* --------------------------------------------------------------- requests */
+
+struct request_walk {
+    gq__run_request_fn fn;
+    void *payload;
+};
+
+static int request_row(sqlite3_stmt *s, void *payload)
+{
+    struct request_walk *w = payload;
+    struct gq_run_request p = {
+        col_num(s, 0, 0),  col_num(s, 10, 0), col_text(s, 1), col_text(s, 2),
+        col_text(s, 3),    col_text(s, 4),    col_text(s, 5), col_text(s, 6),
+        col_text(s, 7),    col_text(s, 8),    col_text(s, 9),
+    };
+
+    return w->fn(&p, w->payload);
+}
+
+int gq__store_run_requests(struct gq_store *st, gq__run_request_fn fn, void *payload,
+                           gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.id, p.uid, p.name, p.namespace, p.class, p.spec, p.templates, p.status, p.sim, "
+        "w.state, w.id FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+        "WHERE p.deleted_at IS NULL ORDER BY p.id";
+    struct request_walk w = {fn, payload};
+    struct cursor c;
+    int rc;
+
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    /* A NULL where none can be would reach strtoll or read as out of memory. */
+    return each_row(st, &c, "provisioning_requests:#TTTTTTttTI", request_row, &w, err);
+}
+
+/* -------------------------------------------------------------- workloads */
+
+struct workload_walk {
+    gq__run_workload_fn fn;
+    void *payload;
+};
+
+static int workload_row(sqlite3_stmt *s, void *payload)
+{
+    struct workload_walk *w = payload;
+    struct gq_run_workload x = {col_num(s, 0, 0), col_text(s, 1), col_text(s, 2),
+                                col_text(s, 3),   col_text(s, 4), col_num(s, 5, -1)};
+
+    return w->fn(&x, w->payload);
+}
+
+int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_t now_ms,
+                            int64_t default_ms, gq__run_workload_fn fn, void *payload,
+                            gq_error *err)
+{
+    static const char live[] = "SELECT id, namespace, name, uid, job_name, duration_ms "
+                               "FROM workloads WHERE state IN ('admitted', 'running') ORDER BY id";
+    static const char admitted[] =
+        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
+        "WHERE state = 'admitted' ORDER BY id";
+    static const char done[] =
+        "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
+        "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
+    const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
+    struct workload_walk w = {fn, payload};
+    struct params p;
+    struct cursor c;
+    int rc;
+
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    bind_params(c.stmt, &p, now_ms, default_ms, which == GQ_RUN_LIVE ? 0 : 2);
+    /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
+    return each_row(st, &c, "workloads:#TTTT", workload_row, &w, err);
+}
+
+/* --------------------------------------------------------------- pod sets */
+
+struct podset_walk {
+    gq__run_podset_fn fn;
+    void *payload;
+};
+
+static int podset_row(sqlite3_stmt *s, void *payload)
+{
+    struct podset_walk *w = payload;
+    struct gq_run_podset ps = {col_num(s, 0, 0),  col_text(s, 1), col_num(s, 2, 1),
+                               col_num(s, 3, 0),  col_text(s, 4), col_text(s, 5),
+                               col_num(s, 6, 0)};
+
+    return w->fn(&ps, w->payload);
+}
+
+int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn, void *payload,
+                          gq_error *err)
+{
+    static const char sql[] =
+        "SELECT w.id, ps.value ->> 'name', coalesce(a.value ->> 'count', ps.value ->> 'count'), "
+        "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j WHERE j.key LIKE '%/gpu'), "
+        "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE f.key LIKE '%/gpu'), "
+        "(SELECT group_concat(k || '=' || v, char(10)) FROM (SELECT s.key AS k, s.value AS v "
+        "  FROM json_each(ps.value, '$.match.nodeSelector') s UNION SELECT l.key, l.value "
+        "  FROM json_each(a.value, '$.flavors') f JOIN resource_flavors rf ON rf.name = f.value, "
+        "  json_each(rf.spec, '$.spec.nodeLabels') l)), w.pods "
+        "FROM workloads w, json_each(w.podsets) ps LEFT JOIN "
+        "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
+        "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
+    struct podset_walk w = {fn, payload};
+    struct params p;
+    struct cursor c;
+    int rc;
+
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    bind_params(c.stmt, &p, id, 0, 1);
+    return each_row(st, &c, "workloads:#......I", podset_row, &w, err);
+}
+
+/* -------------------------------------------------------------- what's due */
+
+/* The one value of the row, read as text then through strtoll; 0 for NULL. */
+static int min_row(sqlite3_stmt *s, void *payload)
+{
+    *(int64_t *)payload = col_num(s, 0, 0);
+    return 0;
+}
+
+/* The one value sql (?1 now_ms, ?2 default_ms, n of them bound) yields into out; 0 for NULL. */
+static int min_of(struct gq_store *st, const char *sql, int64_t now_ms, int64_t default_ms, int n,
+                  int64_t *out, gq_error *err)
+{
+    struct params p;
+    struct cursor c;
+    int rc;
+
+    *out = 0;
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    bind_params(c.stmt, &p, now_ms, default_ms, n);
+    return each_row(st, &c, NULL, min_row, out, err);
+}
+
+int gq__store_run_due(struct gq_store *st, int64_t now_ms, int64_t default_ms,
+                      int64_t *finish_out, int64_t *requeue_out, gq_error *err)
+{
+    static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = 'running'";
+    static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
+                                  "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
+    int rc = min_of(st, finish, now_ms, default_ms, 2, finish_out, err);
+
+    *requeue_out = 0;
+    return rc == GQ_OK ? min_of(st, requeue, now_ms, default_ms, 1, requeue_out, err) : rc;
+}
+
+/* ---------------------------------------------------------------- flavors */
+
+struct flavor_walk {
+    gq__run_flavor_fn fn;
+    void *payload;
+};
+
+static int flavor_row(sqlite3_stmt *s, void *payload)
+{
+    struct flavor_walk *w = payload;
+
+    return w->fn(col_text(s, 0), col_text(s, 1), w->payload);
+}
+
+int gq__store_run_flavors(struct gq_store *st, gq__run_flavor_fn fn, void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT f.name, group_concat(l.key || '=' || l.value, char(10)) FROM resource_flavors f, "
+        "json_each(f.spec, '$.spec.nodeLabels') l GROUP BY f.name ORDER BY f.name";
+    struct flavor_walk w = {fn, payload};
+    struct cursor c;
+    int rc;
+
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    return each_row(st, &c, "resource_flavors:TT", flavor_row, &w, err);
+}
