@@ -114,19 +114,17 @@ static int64_t col_num(sqlite3_stmt *s, int i, int64_t dflt)
 }
 
 /* now_ms and default_ms as the text ?1 and ?2 are bound to (see the top). */
-struct params {
-    char now[24], dflt[24];
-};
-
-static void bind_params(sqlite3_stmt *stmt, struct params *p, int64_t now_ms, int64_t default_ms,
-                        int n)
+/*
+ * ?1 now (or an id) and ?2 the default duration, as integers: bound as text,
+ * ?2 compared above every integer in END_SQL's range check, and a job with
+ * no gpuq.dev/duration never finished.
+ */
+static void bind_params(sqlite3_stmt *stmt, int64_t now_ms, int64_t default_ms, int n)
 {
-    snprintf(p->now, sizeof(p->now), "%lld", (long long)now_ms);
-    snprintf(p->dflt, sizeof(p->dflt), "%lld", (long long)default_ms);
     if (n >= 1)
-        gq__bind_text(stmt, 1, p->now);
+        sqlite3_bind_int64(stmt, 1, now_ms);
     if (n >= 2)
-        gq__bind_text(stmt, 2, p->dflt);
+        sqlite3_bind_int64(stmt, 2, default_ms);
 }
 
 /* --------------------------------------------------------------- requests */
@@ -195,13 +193,12 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
         "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
     const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
     struct workload_walk w = {fn, payload};
-    struct params p;
     struct cursor c;
     int rc;
 
     if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
         return rc;
-    bind_params(c.stmt, &p, now_ms, default_ms, which == GQ_RUN_LIVE ? 0 : 2);
+    bind_params(c.stmt, now_ms, default_ms, which == GQ_RUN_LIVE ? 0 : 2);
     /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
     return each_row(st, &c, "workloads:#TTTT", workload_row, &w, err);
 }
@@ -238,13 +235,12 @@ int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn,
         "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
         "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
     struct podset_walk w = {fn, payload};
-    struct params p;
     struct cursor c;
     int rc;
 
     if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
         return rc;
-    bind_params(c.stmt, &p, id, 0, 1);
+    bind_params(c.stmt, id, 0, 1);
     return each_row(st, &c, "workloads:#......I", podset_row, &w, err);
 }
 
@@ -261,14 +257,13 @@ static int min_row(sqlite3_stmt *s, void *payload)
 static int min_of(struct gq_store *st, const char *sql, int64_t now_ms, int64_t default_ms, int n,
                   int64_t *out, gq_error *err)
 {
-    struct params p;
     struct cursor c;
     int rc;
 
     *out = 0;
     if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
         return rc;
-    bind_params(c.stmt, &p, now_ms, default_ms, n);
+    bind_params(c.stmt, now_ms, default_ms, n);
     return each_row(st, &c, NULL, min_row, out, err);
 }
 
