@@ -24,6 +24,7 @@
 #include "error.h"
 #include "gpuqueue/schedule.h"
 #include "manifest_load.h"
+#include "store_load.h"
 #include "util.h"
 
 struct engine {
@@ -613,25 +614,9 @@ struct stop_ctx {
     char *spec;
 };
 
-static int spec_row(int n, const char *const *v, void *payload)
-{
-    struct stop_ctx *c = payload;
-
-    (void)n;
-    c->spec = v[0] ? strdup(v[0]) : NULL;
-    return 0;
-}
-
 static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct stop_ctx *c = payload;
-    const char *sql = c->kind == GQ_KIND_CLUSTER_QUEUE
-                          ? "SELECT spec FROM cluster_queues WHERE name = ?1"
-                          : "SELECT spec FROM local_queues WHERE name = ?1 AND namespace = ?2";
-    const char *params[2] = {c->name, c->ns};
-    const struct gq__query q = {sql, c->kind == GQ_KIND_CLUSTER_QUEUE ? "cluster_queues:T"
-                                                                      : "local_queues:T",
-                                params, c->kind == GQ_KIND_CLUSTER_QUEUE ? 1 : 2};
     struct gq_object obj;
     enum gq_put_result res;
     char *spec = NULL, **slot;
@@ -639,7 +624,10 @@ static int stop_txn(struct gq_store *st, void *payload, gq_error *err)
 
     free(c->spec);
     c->spec = NULL;
-    if ((rc = gq__store_rows(st, &q, spec_row, c, err)) != GQ_OK)
+    rc = c->kind == GQ_KIND_CLUSTER_QUEUE ? gq__store_cluster_queue_spec(st, c->name, &c->spec, err)
+                                          : gq__store_local_queue_spec(st, c->ns, c->name,
+                                                                       &c->spec, err);
+    if (rc != GQ_OK)
         return rc;
     if (!c->spec)
         return gq__error(err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(c->kind),

@@ -20,6 +20,7 @@
 #include "manifest_snapshot.h"
 #include "provision.h"
 #include "store.h"
+#include "store_load.h"
 
 struct qrow {
     int owner;      /* tree node */
@@ -93,36 +94,28 @@ static int decode_spec(struct loader *l, const char *spec, struct gq_object *out
 
 /* ----------------------------------------------------------------- rows */
 
-static int64_t num(const char *v)
-{
-    return v ? strtoll(v, NULL, 10) : 0;
-}
-
-static int flavor_row(int n, const char *const *v, void *p)
+static int flavor_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    int f = gq__intern(&l->s->flavor_names, v[0]);
+    int f = gq__intern(&l->s->flavor_names, v->name);
     size_t cap = l->nflavor_objs;
 
-    (void)n;
     if (f < 0 || gq__grow(&l->flavors, &cap, (size_t)f, sizeof(*l->flavors)) < 0)
         return nomem(l);
     l->nflavor_objs = cap;
-    return decode_spec(l, v[1], &l->flavors[f]);
+    return decode_spec(l, v->spec, &l->flavors[f]);
 }
 
-/* Columns: owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, bl, ll. */
-static int quota_row(int n, const char *const *v, void *p)
+static int quota_row(const struct gq_load_quota *v, void *p)
 {
     struct loader *l = p;
     struct qrow *r;
     int owner;
 
-    (void)n;
-    if (strcmp(v[0], "ClusterQueue") == 0) {
-        if ((owner = gq__intern_find(&l->cqnames, v[1])) < 0)
+    if (strcmp(v->owner_kind, "ClusterQueue") == 0) {
+        if ((owner = gq__intern_find(&l->cqnames, v->owner)) < 0)
             return 0;
-    } else if ((owner = gq__intern(&l->cohorts, v[1])) >= 0) {
+    } else if ((owner = gq__intern(&l->cohorts, v->owner)) >= 0) {
         owner = -2 - owner; /* a cohort: a node once the queues are counted */
     } else {
         return nomem(l);
@@ -131,68 +124,64 @@ static int quota_row(int n, const char *const *v, void *p)
         return nomem(l);
     r = &l->q[l->nq++];
     r->owner = owner;
-    r->group = (int)num(v[2]);
-    r->findex = (int)num(v[3]);
-    r->flavor = gq__intern(&l->s->flavor_names, v[4]);
-    r->res = gq__intern(&l->s->res_names, v[5]);
-    r->nominal = num(v[6]);
-    r->bl = v[7] ? num(v[7]) : GQ_NO_LIMIT;
-    r->ll = v[8] ? num(v[8]) : GQ_NO_LIMIT;
+    r->group = (int)v->group_index;
+    r->findex = (int)v->flavor_index;
+    r->flavor = gq__intern(&l->s->flavor_names, v->flavor);
+    r->res = gq__intern(&l->s->res_names, v->resource);
+    r->nominal = v->nominal;
+    r->bl = v->has_borrowing_limit ? v->borrowing_limit : GQ_NO_LIMIT;
+    r->ll = v->has_lending_limit ? v->lending_limit : GQ_NO_LIMIT;
     return r->flavor < 0 || r->res < 0 ? nomem(l) : 0;
 }
 
-static int cohort_row(int n, const char *const *v, void *p)
+static int cohort_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    int c = gq__intern(&l->cohorts, v[0]);
+    int c = gq__intern(&l->cohorts, v->name);
     struct gq_object o;
     int64_t w;
 
-    (void)n;
     if (c < 0 || gq__grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
         return nomem(l);
     if ((size_t)c >= l->ncohort_parent)
         l->ncohort_parent = (size_t)c + 1;
     if (gq__grow(&l->cohort_weight, &l->capweight, (size_t)c, sizeof(int64_t)) < 0)
         return nomem(l);
-    if (decode_spec(l, v[2], &o) == GQ_OK) {
+    if (decode_spec(l, v->spec, &o) == GQ_OK) {
         if (gq_quantity_milli_value(&w, &o.u.cohort.fair_weight) != GQ_OK)
             w = 1000;
         l->cohort_weight[c] = w + 1; /* 0: not given */
     }
     gq__object_clear(&o);
-    if (v[1] && !(l->cohort_parent[c] = strdup(v[1])))
+    if (v->parent && !(l->cohort_parent[c] = strdup(v->parent)))
         return nomem(l);
     return 0;
 }
 
-/* Columns: name, spec. */
-static int cq_row(int n, const char *const *v, void *p)
+static int cq_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    int q = gq__intern(&l->cqnames, v[0]);
+    int q = gq__intern(&l->cqnames, v->name);
     int rc;
 
-    (void)n;
     if (q < 0 || gq__grow(&l->cqobjs, &l->capcq, (size_t)q, sizeof(*l->cqobjs)) < 0)
         return nomem(l);
-    if ((rc = decode_spec(l, v[1], &l->cqobjs[q])) != GQ_OK)
+    if ((rc = decode_spec(l, v->spec, &l->cqobjs[q])) != GQ_OK)
         return rc;
     if (l->cqobjs[q].u.cq.cohort && gq__intern(&l->cohorts, l->cqobjs[q].u.cq.cohort) < 0)
         return nomem(l);
     return 0;
 }
 
-/* Columns: name, spec. Only a config that sets a flavor fallback is remembered. */
-static int prc_row(int n, const char *const *v, void *p)
+/* Only a config that sets a flavor fallback is remembered. */
+static int prc_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     struct gq_object o;
     int c, rc;
 
-    (void)n;
-    if ((rc = decode_spec(l, v[1], &o)) == GQ_OK && o.u.prc.fallback_after > 0) {
-        if ((c = gq__intern(&l->prcs, v[0])) < 0 ||
+    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o.u.prc.fallback_after > 0) {
+        if ((c = gq__intern(&l->prcs, v->name)) < 0 ||
             gq__grow(&l->prc_fallback, &l->capprcfb, (size_t)c, sizeof(int32_t)) < 0)
             rc = nomem(l);
         else
@@ -202,18 +191,17 @@ static int prc_row(int n, const char *const *v, void *p)
     return rc;
 }
 
-/* Columns: name, spec; a check of the provisioning controller takes its config's fallback. */
-static int check_row(int n, const char *const *v, void *p)
+/* A check of the provisioning controller takes its config's fallback. */
+static int check_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    int c = gq__intern(&l->checks, v[0]), f;
+    int c = gq__intern(&l->checks, v->name), f;
     struct gq_object o;
     int rc;
 
-    (void)n;
     if (c < 0 || gq__grow(&l->check_fallback, &l->capcheckfb, (size_t)c, sizeof(int32_t)) < 0)
         return nomem(l);
-    if ((rc = decode_spec(l, v[1], &o)) == GQ_OK && o.u.ac.controller_name &&
+    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o.u.ac.controller_name &&
         strcmp(o.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0 && o.u.ac.params_name &&
         (f = gq__intern_find(&l->prcs, o.u.ac.params_name)) >= 0)
         l->check_fallback[c] = l->prc_fallback[f];
@@ -221,58 +209,54 @@ static int check_row(int n, const char *const *v, void *p)
     return rc;
 }
 
-/* Columns: namespace, name, cluster_queue, stop_policy. */
-static int lq_row(int n, const char *const *v, void *p)
+static int lq_row(const struct gq_load_local_queue *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
     struct gq_snap_lq *lq;
     char key[600];
 
-    (void)n;
     if (gq__grow(&s->lqs, &l->caplqs, s->nlqs, sizeof(*s->lqs)) < 0)
         return nomem(l);
     lq = &s->lqs[s->nlqs++];
-    lq->ns = strdup(v[0]);
-    lq->name = strdup(v[1]);
-    lq->cq_name = strdup(v[2]);
-    lq->cq = gq__intern_find(&l->cqnames, v[2]);
-    lq->stopped = strcmp(v[3], "None") != 0;
-    snprintf(key, sizeof(key), "%s/%s", v[0], v[1]);
+    lq->ns = strdup(v->ns);
+    lq->name = strdup(v->name);
+    lq->cq_name = strdup(v->cluster_queue);
+    lq->cq = gq__intern_find(&l->cqnames, v->cluster_queue);
+    lq->stopped = strcmp(v->stop_policy, "None") != 0;
+    snprintf(key, sizeof(key), "%s/%s", v->ns, v->name);
     if (gq__intern(&l->lqkeys, key) != (int)s->nlqs - 1)
         return nomem(l);
-    lq->drain = strcmp(v[3], "HoldAndDrain") == 0;
+    lq->drain = strcmp(v->stop_policy, "HoldAndDrain") == 0;
     return lq->ns && lq->name && lq->cq_name ? 0 : nomem(l);
 }
 
-static int ns_row(int n, const char *const *v, void *p)
+static int ns_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
     struct gq_object o;
     int rc;
 
-    (void)n;
     if (gq__grow(&s->nss, &l->capnss, s->nnss, sizeof(*s->nss)) < 0)
         return nomem(l);
-    if ((rc = decode_spec(l, v[1], &o)) != GQ_OK)
+    if ((rc = decode_spec(l, v->spec, &o)) != GQ_OK)
         return rc;
-    s->nss[s->nnss].name = strdup(v[0]);
+    s->nss[s->nnss].name = strdup(v->name);
     s->nss[s->nnss++].labels = o.meta.labels;
     memset(&o.meta.labels, 0, sizeof(o.meta.labels));
     gq__object_clear(&o);
     return 0;
 }
 
-static int config_row(int n, const char *const *v, void *p)
+static int config_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     struct gq_object o;
     size_t i;
     int rc;
 
-    (void)n;
-    if ((rc = decode_spec(l, v[0], &o)) != GQ_OK)
+    if ((rc = decode_spec(l, v->spec, &o)) != GQ_OK)
         return rc;
     l->s->fair_sharing = o.u.config.fair_sharing;
     for (i = 0; i < o.u.config.preemption_strategies.n; i++) {
@@ -315,52 +299,46 @@ static uint64_t shape_of(const char *podsets)
     return h;
 }
 
-/*
- * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
- * priority, state, reason, message, podsets, queued_at, reserved_at,
- * evicted_reason, requeue_at.
- */
-static int wl_row(int n, const char *const *v, void *p)
+static int wl_row(const struct gq_load_workload *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
     struct gq_snap_wl *wl;
     int rc;
 
-    (void)n;
     if (gq__grow(&s->wls, &l->capwls, s->nwls, sizeof(*s->wls)) < 0 ||
         gq__grow(&l->ids, &l->capids, s->nwls, sizeof(*l->ids)) < 0)
         return nomem(l);
     wl = &s->wls[s->nwls];
-    l->ids[s->nwls++] = wl->id = num(v[0]);
-    wl->uid = strdup(v[1]);
-    wl->ns = strdup(v[2]);
-    wl->name = strdup(v[3]);
-    wl->job_name = strdup(v[4]);
+    l->ids[s->nwls++] = wl->id = v->id;
+    wl->uid = strdup(v->uid);
+    wl->ns = strdup(v->ns);
+    wl->name = strdup(v->name);
+    wl->job_name = strdup(v->job_name);
     wl->lq = -1;
     wl->cq = -1;
-    wl->priority = (int32_t)num(v[7]);
-    wl->state = wstate(v[8]);
-    wl->reason = dup_or_null(v[9]);
-    wl->message = dup_or_null(v[10]);
-    wl->order_ms = num(v[12]);
-    wl->reserved_ms = num(v[13]);
-    wl->evicted = v[14] != NULL;
-    wl->shape = shape_of(v[11]);
-    wl->requeue_at = num(v[15]);
+    wl->priority = (int32_t)v->priority;
+    wl->state = wstate(v->state);
+    wl->reason = dup_or_null(v->reason);
+    wl->message = dup_or_null(v->message);
+    wl->order_ms = v->queued_at;
+    wl->reserved_ms = v->reserved_at;
+    wl->evicted = v->evicted;
+    wl->shape = shape_of(v->podsets);
+    wl->requeue_at = v->requeue_at;
     if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
         return nomem(l);
-    if (v[5]) {
+    if (v->local_queue) {
         char key[600];
 
-        snprintf(key, sizeof(key), "%s/%s", v[2], v[5]);
+        snprintf(key, sizeof(key), "%s/%s", v->ns, v->local_queue);
         wl->lq = gq__intern_find(&l->lqkeys, key);
     }
-    if (wl->state != GQ_WS_PENDING && v[6])
-        wl->cq = gq__intern_find(&l->cqnames, v[6]);
+    if (wl->state != GQ_WS_PENDING && v->cluster_queue)
+        wl->cq = gq__intern_find(&l->cqnames, v->cluster_queue);
     else if (wl->lq >= 0)
         wl->cq = s->lqs[wl->lq].cq;
-    rc = gq__manifest_podsets(s, wl, v[11], l->err);
+    rc = gq__manifest_podsets(s, wl, v->podsets, l->err);
     if (rc == GQ_EIO) /* text this program wrote: it parsed once */
         return gq__store_damaged(l->st, l->err,
                                  "workloads row %" PRId64 ": podsets is not valid JSON", wl->id);
@@ -382,107 +360,78 @@ static int find_wl(const struct loader *l, int64_t id)
     return lo < l->s->nwls && l->ids[lo] == id ? (int)lo : -1;
 }
 
-/* Columns: workload_id, flavor, resource, amount. */
-static int usage_row(int n, const char *const *v, void *p)
+static int usage_row(const struct gq_load_usage *v, void *p)
 {
     struct loader *l = p;
-    int w = find_wl(l, num(v[0]));
-    int f = gq__intern(&l->s->flavor_names, v[1]);
-    int r = gq__intern(&l->s->res_names, v[2]);
+    int w = find_wl(l, v->workload_id);
+    int f = gq__intern(&l->s->flavor_names, v->flavor);
+    int r = gq__intern(&l->s->res_names, v->resource);
 
-    (void)n;
     if (w < 0)
         return 0;
     if (f < 0 || r < 0 || gq__grow(&l->u, &l->capu, l->nu, sizeof(*l->u)) < 0)
         return nomem(l);
-    l->u[l->nu++] = (struct urow){w, f, r, num(v[3])};
+    l->u[l->nu++] = (struct urow){w, f, r, v->amount};
     return 0;
 }
 
-/* Columns: workload_id, flavor, attempts (json_each of failed_flavors). */
-static int failed_row(int n, const char *const *v, void *p)
+static int failed_row(const struct gq_load_failed *v, void *p)
 {
     struct loader *l = p;
-    int w = find_wl(l, num(v[0]));
-    int f = gq__intern_find(&l->s->flavor_names, v[1]);
+    int w = find_wl(l, v->workload_id);
+    int f = gq__intern_find(&l->s->flavor_names, v->flavor);
 
-    (void)n;
-    if (w < 0 || f < 0 || num(v[2]) <= 0) /* a flavor no queue names any more */
+    if (w < 0 || f < 0 || v->attempts <= 0) /* a flavor no queue names any more */
         return 0;
     if (gq__grow(&l->failed, &l->capfailed, l->nfailed, sizeof(*l->failed)) < 0)
         return nomem(l);
-    l->failed[l->nfailed++] = (struct frow){w, f, (int32_t)num(v[2])};
+    l->failed[l->nfailed++] = (struct frow){w, f, (int32_t)v->attempts};
     return 0;
 }
 
 /*
- * Columns: workload_id, of a workload with admission-check rows: its
- * decisions touch more than its own row, and never go to the journal.
+ * A workload with admission-check rows: its decisions touch more than its
+ * own row, and never go to the journal.
  */
-static int checks_row(int n, const char *const *v, void *p)
+static int checks_row(int64_t workload_id, void *p)
 {
     struct loader *l = p;
-    int w = find_wl(l, num(v[0]));
+    int w = find_wl(l, workload_id);
 
-    (void)n;
     if (w >= 0)
         l->s->wls[w].has_checks = true;
     return 0;
 }
 
-/* ------------------------------------------------------------- queries */
+/* ---------------------------------------------------------------- reads */
 
-/* Shapes (struct gq__query): a NULL where the schema has none never reaches a row. */
-static const struct {
-    const char *sql;
-    const char *shape;
-    gq__row_fn fn;
-} loads[] = {
-    {"SELECT name, spec FROM resource_flavors ORDER BY name", "resource_flavors:TT", flavor_row},
-    {"SELECT name, parent, spec FROM cohorts ORDER BY name", "cohorts:TtT", cohort_row},
-    {"SELECT name, spec FROM cluster_queues ORDER BY name", "cluster_queues:TT", cq_row},
-    {"SELECT name, spec FROM provisioning_configs ORDER BY name", "provisioning_configs:TT",
-     prc_row},
-    {"SELECT name, spec FROM admission_checks ORDER BY name", "admission_checks:TT", check_row},
-    {"SELECT owner_kind, owner, group_index, flavor_index, flavor, resource, nominal, "
-     "borrowing_limit, lending_limit FROM quotas ORDER BY owner_kind, owner, group_index, "
-     "flavor_index",
-     "quotas:TTIITTIii", quota_row},
-    {"SELECT namespace, name, cluster_queue, stop_policy FROM local_queues "
-     "ORDER BY namespace, name",
-     "local_queues:TTTT", lq_row},
-    {"SELECT name, spec FROM namespaces ORDER BY name", "namespaces:TT", ns_row},
-    {"SELECT spec FROM configurations", "configurations:T", config_row},
-    {"SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, state, "
-     "reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at "
-     "FROM workloads "
-     "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id",
-     "workloads:#TTTTttITttTIiti", wl_row},
-    {"SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
-     "ON w.id = u.workload_id WHERE w.state IN ('reserved', 'admitted', 'running') "
-     "ORDER BY u.workload_id, u.flavor, u.resource",
-     "usage:ITTI", usage_row},
-    {"SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
-     "WHERE w.failed_flavors IS NOT NULL "
-     "AND w.state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY w.id",
-     "workloads:#T.", failed_row},
-    {"SELECT DISTINCT workload_id FROM workload_checks ORDER BY workload_id",
-     "workload_checks:I", checks_row},
-};
-
+/* The tables in the order the snapshot needs them (names first, then what refers to them). */
 static int read_all(struct loader *l)
 {
-    struct gq__query q = {NULL, NULL, NULL, 0};
-    size_t i;
+    struct gq_store *st = l->st;
+    gq_error *err = l->err;
     int rc;
 
-    for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
-        q.sql = loads[i].sql;
-        q.shape = loads[i].shape;
-        snprintf(l->table, sizeof(l->table), "%.*s", (int)strcspn(q.shape, ":"), q.shape);
-        if ((rc = gq__store_rows(l->st, &q, loads[i].fn, l, l->err)) != 0)
-            return rc;
-    }
+#define READ(name, call)                                                                       \
+    do {                                                                                       \
+        snprintf(l->table, sizeof(l->table), "%s", name);                                     \
+        if ((rc = (call)) != 0)                                                                \
+            return rc;                                                                         \
+    } while (0)
+    READ("resource_flavors", gq__store_load_flavors(st, flavor_row, l, err));
+    READ("cohorts", gq__store_load_cohorts(st, cohort_row, l, err));
+    READ("cluster_queues", gq__store_load_cluster_queues(st, cq_row, l, err));
+    READ("provisioning_configs", gq__store_load_provisioning_configs(st, prc_row, l, err));
+    READ("admission_checks", gq__store_load_admission_checks(st, check_row, l, err));
+    READ("quotas", gq__store_load_quotas(st, quota_row, l, err));
+    READ("local_queues", gq__store_load_local_queues(st, lq_row, l, err));
+    READ("namespaces", gq__store_load_namespaces(st, ns_row, l, err));
+    READ("configurations", gq__store_load_configurations(st, config_row, l, err));
+    READ("workloads", gq__store_load_workloads(st, wl_row, l, err));
+    READ("usage", gq__store_load_usage(st, usage_row, l, err));
+    READ("workloads", gq__store_load_failed_flavors(st, failed_row, l, err));
+    READ("workload_checks", gq__store_load_checked_workloads(st, checks_row, l, err));
+#undef READ
     return GQ_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "sim.h"
 #include "store.h"
+#include "store_load.h"
 
 struct pools {
     struct gq_sim_pool *v; /* owned until handed to the caller */
@@ -37,26 +38,24 @@ static void take_pool(struct gq_sim_pool *pool, struct gq_object *obj)
     pool->fail_after_ms = np->has_fail_after ? np->fail_after_ms : 0;
 }
 
-/* Columns: name, spec. */
-static int pool_row(int n, const char *const *v, void *payload)
+static int pool_row(const struct gq_load_spec *v, void *payload)
 {
     struct pools *p = payload;
     struct gq_sim_pool *pool;
     struct gq_object obj;
     int rc;
 
-    (void)n;
     if (gq__grow(&p->v, &p->cap, p->n, sizeof(*p->v)) < 0)
         return gq__error(p->err, GQ_ENOMEM, "out of memory");
     memset(&obj, 0, sizeof(obj));
-    rc = gq__manifest_load(NULL, v[1], strlen(v[1]), "stored spec", NULL, NULL, gq__take_object,
-                           &obj, p->err);
+    rc = gq__manifest_load(NULL, v->spec, strlen(v->spec), "stored spec", NULL, NULL,
+                           gq__take_object, &obj, p->err);
     if (rc == GQ_OK && obj.kind != GQ_KIND_NODE_POOL)
-        rc = gq__error(p->err, GQ_EIO, "stored nodepool \"%s\" is not a NodePool", v[0]);
+        rc = gq__error(p->err, GQ_EIO, "stored nodepool \"%s\" is not a NodePool", v->name);
     if (rc == GQ_OK) {
         pool = &p->v[p->n];
         memset(pool, 0, sizeof(*pool));
-        if ((pool->name = strdup(v[0])) != NULL) {
+        if ((pool->name = strdup(v->name)) != NULL) {
             take_pool(pool, &obj);
             p->n++;
         } else {
@@ -69,14 +68,12 @@ static int pool_row(int n, const char *const *v, void *payload)
 
 int gq__engine_load_pools(struct gq_store *st, struct gq_sim_pool **out, size_t *n, gq_error *err)
 {
-    static const char sql[] = "SELECT name, spec FROM node_pools ORDER BY name";
-    struct gq__query q = {sql, "node_pools:TT", NULL, 0}; /* a NULL is damage, not a pool */
     struct pools p = {NULL, 0, 0, err};
     int rc;
 
     *out = NULL;
     *n = 0;
-    rc = gq__store_rows(st, &q, pool_row, &p, err);
+    rc = gq__store_load_node_pools(st, pool_row, &p, err); /* a NULL is damage */
     if (rc != GQ_OK) {
         gq__sim_pools_free(p.v, p.n);
         return rc;
