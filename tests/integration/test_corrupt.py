@@ -105,6 +105,14 @@ def populate(exe, db):
         ["submit", "--queue", "gpu-queue", "-n", "team-b", "--gpus", "2", "--name", "late"],
     ]
     for s in steps:
+        if s[0] == "run":
+            # The jobs with no gpuq.dev/duration run past the run, as the file's
+            # description above needs (a live pod): gpuq run's 5m default
+            # would finish them (before that default worked, they ran forever).
+            con = sqlite3.connect(db)
+            con.execute("UPDATE workloads SET duration_ms = 86400000 WHERE duration_ms IS NULL")
+            con.commit()
+            con.close()
         r = run(exe, db, *s)
         if r.returncode != 0:
             raise SystemExit(f"setup: gpuq {' '.join(s)}: {r.stderr}")
