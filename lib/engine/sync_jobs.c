@@ -22,8 +22,6 @@
  *    first (catalogue A22).
  * Objects with a deletionTimestamp are not queued (Kueue #15148).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api.h" /* gq__apply_workload: the cluster's Jobs applied as gpuq apply does */
@@ -32,10 +30,9 @@
 #include "manifest.h"
 #include "manifest_load.h"
 #include "store.h"
+#include "store_sync.h"
 #include "sync.h"
 #include "util.h"
-
-#define LIVE_STATES "('pending', 'reserved', 'admitted', 'running', 'deactivated')"
 
 struct job_view {
     json_object *obj;
@@ -61,40 +58,12 @@ static void view(json_object *obj, struct job_view *v)
                              GQ_SYNC_ADMISSION_ANNOTATION) != NULL;
 }
 
-struct row {
-    int64_t id;
-    char state[16];
-    char name[256];
-    char uid[128];
-};
-
-/* Columns: id, state, name, uid. */
-static int row_cb(int n, const char *const *v, void *payload)
-{
-    struct row *r = payload;
-
-    (void)n;
-    r->id = strtoll(v[0], NULL, 10);
-    snprintf(r->state, sizeof(r->state), "%s", v[1]);
-    snprintf(r->name, sizeof(r->name), "%s", v[2]);
-    snprintf(r->uid, sizeof(r->uid), "%s", v[3]);
-    return 0;
-}
-
-static int lookup(struct gq_store *st, const char *uid, struct row *r, gq_error *err)
-{
-    static const char sql[] = "SELECT id, state, name, uid FROM workloads WHERE uid = ?1";
-
-    r->id = 0;
-    return gq__store_query(st, sql, &uid, 1, row_cb, r, err);
-}
-
 /*
  * The watch saw an admitted Job running before the outbox heard back from
  * its patch (a lost response, a restart): started now, with the same event
  * the outbox writes, so that history and the report agree.
  */
-static int started(struct gq_sync *s, const struct job_view *v, const struct row *r,
+static int started(struct gq_sync *s, const struct job_view *v, const struct gq_sync_record *r,
                    gq_error *err)
 {
     struct gq_started w = {r->id, v->ns, r->name, v->uid, "Job seen running"};
@@ -104,7 +73,7 @@ static int started(struct gq_sync *s, const struct job_view *v, const struct row
     return rc;
 }
 
-static int close_workload(struct gq_sync *s, const struct row *r, const char *ns,
+static int close_workload(struct gq_sync *s, const struct gq_sync_record *r, const char *ns,
                           const char *to, const char *reason, const char *message,
                           gq_error *err)
 {
@@ -175,19 +144,14 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
 
 /*
  * A different, live record for the same ns/name: the Job was deleted and
- * re-created. (state <> 'cancelled' lets SQLite use the partial index
- * workloads_live_job; without it each Job of a first list scanned them all.)
+ * re-created.
  */
 static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
-    static const char sql[] = "SELECT id, state, name, uid FROM workloads WHERE namespace = ?1 "
-                              "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
-                              "AND state <> 'cancelled' AND state IN " LIVE_STATES;
-    const char *params[] = {v->ns, v->name, v->uid};
-    struct row r = {0, "", "", ""};
+    struct gq_sync_record r;
     int rc;
 
-    if ((rc = gq__store_query(s->st, sql, params, 3, row_cb, &r, err)) != GQ_OK || !r.id)
+    if ((rc = gq__store_sync_replaced(s->st, v->ns, v->name, v->uid, &r, err)) != GQ_OK || !r.id)
         return rc;
     return close_workload(s, &r, v->ns, "cancelled", "JobReplaced",
                           "the Job was deleted and re-created with a new UID", err);
@@ -195,13 +159,13 @@ static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error 
 
 static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
-    struct row r;
+    struct gq_sync_record r;
     int rc;
 
     if (!v->queue || v->finished || v->deleting)
         return GQ_OK; /* nothing to account: never queued, or already over */
     if ((rc = close_replaced(s, v, err)) != GQ_OK || (rc = queue_job(s, v, err)) != GQ_OK ||
-        (rc = lookup(s->st, v->uid, &r, err)) != GQ_OK || !r.id)
+        (rc = gq__store_sync_by_uid(s->st, v->uid, &r, err)) != GQ_OK || !r.id)
         return rc;
     if ((rc = gq__store_kube_seen(s->st, r.id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
@@ -215,7 +179,7 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
     return GQ_OK;
 }
 
-static int observed(struct gq_sync *s, const struct job_view *v, const struct row *r,
+static int observed(struct gq_sync *s, const struct job_view *v, const struct gq_sync_record *r,
                     gq_error *err)
 {
     int rc;
@@ -241,13 +205,13 @@ static int observed(struct gq_sync *s, const struct job_view *v, const struct ro
 static int observe(struct gq_sync *s, json_object *obj, gq_error *err)
 {
     struct job_view v;
-    struct row r;
+    struct gq_sync_record r;
     int rc;
 
     view(obj, &v);
     if (!v.uid || !v.ns || !v.name)
         return GQ_OK;
-    if ((rc = lookup(s->st, v.uid, &r, err)) != GQ_OK)
+    if ((rc = gq__store_sync_by_uid(s->st, v.uid, &r, err)) != GQ_OK)
         return rc;
     return r.id ? observed(s, &v, &r, err) : first_seen(s, &v, err);
 }
@@ -261,11 +225,11 @@ int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err)
 static int deleted(struct gq_sync *s, json_object *obj, gq_error *err)
 {
     struct job_view v;
-    struct row r;
+    struct gq_sync_record r;
     int rc;
 
     view(obj, &v);
-    if (!v.uid || (rc = lookup(s->st, v.uid, &r, err)) != GQ_OK || !r.id)
+    if (!v.uid || (rc = gq__store_sync_by_uid(s->st, v.uid, &r, err)) != GQ_OK || !r.id)
         return v.uid ? rc : GQ_OK;
     if (!v.queue)
         return observed(s, &v, &r, err);
@@ -306,9 +270,6 @@ int gq__sync_jobs_event(const char *type, json_object *obj, void *payload)
  */
 static int replace_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    static const char gone[] =
-        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " LIVE_STATES
-        " AND uid NOT IN (SELECT value FROM json_each(?1))";
     struct batch *b = payload;
     json_object *uids = json_object_new_array();
     const char *text;
@@ -325,7 +286,7 @@ static int replace_txn(struct gq_store *st, void *payload, gq_error *err)
     }
     text = json_object_to_json_string_ext(uids, JSON_C_TO_STRING_PLAIN);
     if (rc == GQ_OK)
-        rc = gq__store_query(st, gone, &text, 1, NULL, NULL, err);
+        rc = gq__store_sync_unlisted_gone(st, text, err);
     json_object_put(uids);
     gq__apply_forget(b->s->db); /* apply's LocalQueue cache lives for one transaction */
     return rc;

@@ -46,6 +46,7 @@
 #include "os.h"
 #include "release.h"
 #include "store.h"
+#include "store_render.h"
 #include "sync.h"
 #include "util.h"
 
@@ -54,65 +55,30 @@
 #define REFUSAL_TIMEOUT_MS 600000 /* gq_cluster_options.refusal_timeout_ms's default */
 #define REQUEUE_AFTER_MS 300000   /* a workload that gave its quota back waits this long */
 
-/* ------------------------------------------------------------------- rows */
+/* ------------------------------------------------------------------ reads */
 
-struct rows {
-    char **v;                 /* ncols values per row, row-major */
-    size_t n, cap, ncols;
+/* One of the outbox's reads (store_render.h), run in a read transaction of its own. */
+struct items_read {
+    enum { READ_GIVE_BACK, READ_GONE, READ_DELETE, READ_CREATE, READ_RELEASE, READ_SUSPEND } what;
+    int64_t at;      /* now, or for READ_GIVE_BACK the refusal's start (store ms) */
+    bool unadmitted; /* gq_cluster_options.suspend_unadmitted */
+    struct gq__outbox_items *out;
 };
 
-static int rows_cb(int n, const char *const *vals, void *payload)
+static int items_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    struct rows *r = payload;
-    size_t i;
+    struct items_read *q = payload;
 
-    if (r->n >= MAX_ROWS)
-        return 0;
-    if (gq__grow(&r->v, &r->cap, (r->n + 1) * (size_t)n, sizeof(*r->v)) < 0)
-        return GQ_ENOMEM;
-    r->ncols = (size_t)n;
-    for (i = 0; i < (size_t)n; i++)
-        r->v[r->n * (size_t)n + i] = vals[i] ? strdup(vals[i]) : NULL;
-    r->n++;
-    return 0;
-}
-
-static void rows_free(struct rows *r)
-{
-    size_t i;
-
-    for (i = 0; i < r->n * r->ncols; i++)
-        free(r->v[i]);
-    free(r->v);
-    memset(r, 0, sizeof(*r));
-}
-
-static const char *col(const struct rows *r, size_t row, size_t c)
-{
-    return r->v[row * r->ncols + c];
-}
-
-struct query {
-    const char *sql;
-    const char *const *params; /* ?1, ?2 ... */
-    int nparams;
-    struct rows *rows;
-};
-
-static int query_txn(struct gq_store *st, void *payload, gq_error *err)
-{
-    struct query *q = payload;
-
-    return gq__store_query(st, q->sql, q->params, q->nparams, rows_cb, q->rows, err);
-}
-
-static int select_rows(struct gq_sync *s, const struct query *q, struct rows *out, gq_error *err)
-{
-    struct query with = *q;
-
-    memset(out, 0, sizeof(*out));
-    with.rows = out;
-    return gq__store_read(s->st, query_txn, &with, err);
+    switch (q->what) {
+    case READ_GIVE_BACK: return gq__store_outbox_give_back(st, q->at, MAX_ROWS, q->out, err);
+    case READ_GONE: return gq__store_outbox_gone(st, MAX_ROWS, q->out, err);
+    case READ_DELETE: return gq__store_outbox_delete(st, MAX_ROWS, q->out, err);
+    case READ_CREATE: return gq__store_outbox_create(st, q->at, MAX_ROWS, q->out, err);
+    case READ_RELEASE: return gq__store_outbox_release(st, q->at, MAX_ROWS, q->out, err);
+    case READ_SUSPEND:
+        return gq__store_outbox_suspend(st, q->at, q->unadmitted, MAX_ROWS, q->out, err);
+    }
+    return gq__error(err, GQ_ERROR, "unknown outbox read %d", (int)q->what);
 }
 
 /* ---------------------------------------------------------------- answers */
@@ -258,21 +224,20 @@ struct target {
 static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
                   const char *message, gq_error *err);
 
-/* Columns: id, namespace, name, spec, templates, job uid, job name, workload id, workload name. */
-static int create_request(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+/* The request it->id (it->spec, it->templates) of Job it->job (it->uid), workload it->wid. */
+static int create_request(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    const char *ns = col(r, i, 1), *name = col(r, i, 2), *uid = col(r, i, 5), *job = col(r, i, 6);
-    json_object *pr = json_tokener_parse(col(r, i, 3)), *got = NULL;
-    struct created c = {strtoll(col(r, i, 0), NULL, 10), strtoll(col(r, i, 7), NULL, 10), ns, name,
-                        NULL, NULL};
-    struct target t = {c.wid, ns, col(r, i, 8), job, uid};
+    const char *ns = it->ns, *name = it->name, *uid = it->uid, *job = it->job;
+    json_object *pr = json_tokener_parse(it->spec), *got = NULL;
+    struct created c = {it->id, it->wid, ns, name, NULL, NULL};
+    struct target t = {c.wid, ns, it->wname, job, uid};
     char collection[320];
     bool adopted = false;
     int rc;
 
     if (!pr)
         return gq__error(err, GQ_EIO, "unreadable stored ProvisioningRequest %s/%s", ns, name);
-    if ((rc = create_templates(s, ns, col(r, i, 4), job, uid, err)) == GQ_OK) {
+    if ((rc = create_templates(s, ns, it->templates, job, uid, err)) == GQ_OK) {
         gq__crash_point("after-podtemplates");
         snprintf(collection, sizeof(collection),
                  "/apis/autoscaling.x-k8s.io/v1/namespaces/%s/provisioningrequests", ns);
@@ -365,22 +330,22 @@ static int delete_template(struct gq_sync *s, const char *ns, const char *name,
     return rc;
 }
 
-/* Columns: id, namespace, name, kube_uid, templates, job uid. */
-static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+/* The deleted request it->id (it->kube_uid, it->templates) of Job uid it->uid. */
+static int delete_request(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    const char *ns = col(r, i, 1), *name = col(r, i, 2);
-    json_object *pts = json_tokener_parse(col(r, i, 4) ? col(r, i, 4) : "[]");
-    struct gone_pr g = {strtoll(col(r, i, 0), NULL, 10)};
+    const char *ns = it->ns, *name = it->name;
+    json_object *pts = json_tokener_parse(it->templates ? it->templates : "[]");
+    struct gone_pr g = {it->id};
     char path[768];
     size_t k, n = json_object_is_type(pts, json_type_array) ? json_object_array_length(pts) : 0;
     int rc;
 
     snprintf(path, sizeof(path),
              "/apis/autoscaling.x-k8s.io/v1/namespaces/%s/provisioningrequests/%s", ns, name);
-    rc = delete_object(s, path, col(r, i, 3), err);
+    rc = delete_object(s, path, it->kube_uid, err);
     for (k = 0; rc == GQ_OK && k < n; k++)
         rc = delete_template(s, ns, gq__js_str(json_object_array_get_idx(pts, k), "metadata.name"),
-                             col(r, i, 5), err);
+                             it->uid, err);
     json_object_put(pts);
     if (rc == GQ_OK && (rc = gq__store_write(s->st, gone_txn, &g, err)) == GQ_OK)
         gq__sync_log(s, "info", "ProvisioningRequest", ns, name, "deleted", "%s", "");
@@ -394,37 +359,71 @@ static int delete_request(struct gq_sync *s, const struct rows *r, size_t i, gq_
  * of the workload's first pod set and its flavor, and the workload's live
  * ProvisioningRequests with their config's podSetUpdates.nodeSelector.
  */
-static const char sql_release_flavor[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
-static const char sql_release_requests[] =
-    "SELECT p.spec, p.status, (SELECT pc.spec ->> '$.spec.podSetUpdates.nodeSelector' "
-    "  FROM admission_checks ac JOIN provisioning_configs pc "
-    "  ON pc.name = ac.spec ->> '$.spec.parameters.name' WHERE ac.name = p.check_name) "
-    "FROM provisioning_requests p WHERE p.workload_id = CAST(?1 AS INTEGER) "
-    "AND p.deleted_at IS NULL ORDER BY p.check_name, p.attempt";
+struct release_req {
+    char *spec, *status, *updates; /* as stored (store_render.h) */
+};
 
 struct release_rows {
-    const char *params[2];    /* the workload's id, its first pod set's flavor (or NULL) */
-    struct rows flavor, reqs;
+    const char *wuid, *flavor; /* the workload's uid, its first pod set's flavor (or NULL) */
+    char *fspec;               /* the flavor's stored spec, or NULL */
+    struct release_req *reqs;
+    size_t n, cap;
 };
+
+static void release_rows_clear(struct release_rows *q)
+{
+    size_t i;
+
+    for (i = 0; i < q->n; i++) {
+        free(q->reqs[i].spec);
+        free(q->reqs[i].status);
+        free(q->reqs[i].updates);
+    }
+    free(q->reqs);
+    free(q->fspec);
+    q->reqs = NULL;
+    q->fspec = NULL;
+    q->n = q->cap = 0;
+}
+
+static char *dup_or_null(const char *v)
+{
+    return v ? strdup(v) : NULL;
+}
+
+static int release_req_row(const struct gq__release_request *r, void *payload, gq_error *err)
+{
+    struct release_rows *q = payload;
+    struct release_req *x;
+
+    if (q->n >= MAX_ROWS)
+        return 0;
+    if (gq__grow(&q->reqs, &q->cap, q->n + 1, sizeof(*q->reqs)) < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
+    x = &q->reqs[q->n++];
+    x->spec = dup_or_null(r->spec);
+    x->status = dup_or_null(r->status);
+    x->updates = dup_or_null(r->updates);
+    if ((r->spec && !x->spec) || (r->status && !x->status) || (r->updates && !x->updates))
+        return gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
+    return 0;
+}
 
 static int release_rows_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct release_rows *q = payload;
     int rc = GQ_OK;
 
-    rows_free(&q->flavor);
-    rows_free(&q->reqs);
-    memset(&q->flavor, 0, sizeof(q->flavor));
-    memset(&q->reqs, 0, sizeof(q->reqs));
-    if (q->params[1])
-        rc = gq__store_query(st, sql_release_flavor, &q->params[1], 1, rows_cb, &q->flavor, err);
+    release_rows_clear(q);
+    if (q->flavor)
+        rc = gq__store_flavor_spec(st, q->flavor, &q->fspec, err);
     if (rc == GQ_OK)
-        rc = gq__store_query(st, sql_release_requests, q->params, 1, rows_cb, &q->reqs, err);
+        rc = gq__store_release_requests(st, q->wuid, release_req_row, q, err);
     return rc;
 }
 
 /* The requests' rows (spec, status, selectors) into q; the parsed JSON goes to keep. */
-static int release_requests(struct gq__mf_release_reqs *q, const struct rows *r,
+static int release_requests(struct gq__mf_release_reqs *q, const struct release_rows *r,
                             json_object *keep)
 {
     size_t i;
@@ -432,9 +431,9 @@ static int release_requests(struct gq__mf_release_reqs *q, const struct rows *r,
     if (gq__mf_release_reqs_init(q, r->n) < 0)
         return -1;
     for (i = 0; i < r->n; i++) {
-        json_object *pr = json_tokener_parse(col(r, i, 0));
-        json_object *st = col(r, i, 1) ? json_tokener_parse(col(r, i, 1)) : NULL;
-        json_object *ups = col(r, i, 2) ? json_tokener_parse(col(r, i, 2)) : NULL;
+        json_object *pr = json_tokener_parse(r->reqs[i].spec);
+        json_object *st = r->reqs[i].status ? json_tokener_parse(r->reqs[i].status) : NULL;
+        json_object *ups = r->reqs[i].updates ? json_tokener_parse(r->reqs[i].updates) : NULL;
 
         json_object_array_add(keep, pr);
         json_object_array_add(keep, st);
@@ -494,10 +493,10 @@ static int release_compute(struct release_ctx *c, const char *podset,
     struct gq__mf_release_reqs reqs = {0};
     int rc = -1;
 
-    if (q->flavor.n && (fspec = json_tokener_parse(col(&q->flavor, 0, 0))) != NULL)
+    if (q->fspec && (fspec = json_tokener_parse(q->fspec)) != NULL)
         json_object_array_add(keep, fspec);
     if (gq__mf_release_podset_read(&ps, c->tmpl, gq__js_get(fspec, "spec")) == 0 &&
-        release_requests(&reqs, &q->reqs, keep) == 0)
+        release_requests(&reqs, q, keep) == 0)
         rc = gq__mf_release(&c->out, podset, &ps, &reqs);
     gq__mf_release_podset_clear(&ps);
     gq__mf_release_reqs_clear(&reqs);
@@ -505,35 +504,31 @@ static int release_compute(struct release_ctx *c, const char *podset,
     return rc;
 }
 
-/*
- * The release of row i's workload. Columns 7, 8: the workload's stored spec
- * and its admission.
- */
-static int release_load(struct gq_sync *s, const struct rows *r, size_t i,
+/* The release of workload it: its stored spec and admission. */
+static int release_load(struct gq_sync *s, const struct gq__outbox_item *it,
                         struct release_ctx *c, gq_error *err)
 {
-    struct release_rows q = {{col(r, i, 0), NULL}, {0}, {0}};
+    struct release_rows q = {it->uid, NULL, NULL, NULL, 0, 0};
     const char *podset;
     int rc;
 
-    c->spec = col(r, i, 7) ? json_tokener_parse(col(r, i, 7)) : NULL;
-    c->adm = col(r, i, 8) ? json_tokener_parse(col(r, i, 8)) : NULL;
+    c->spec = it->spec ? json_tokener_parse(it->spec) : NULL;
+    c->adm = it->admission ? json_tokener_parse(it->admission) : NULL;
     if (!c->spec || !c->adm)
         return gq__error(err, GQ_EIO, "workload %s/%s: its stored spec or admission is not JSON",
-                         col(r, i, 1), col(r, i, 2));
-    first_podset(c, &podset, &q.params[1]);
+                         it->ns, it->name);
+    first_podset(c, &podset, &q.flavor);
     if (!podset)
         return GQ_OK;
     rc = gq__store_read(s->st, release_rows_txn, &q, err);
     if (rc == GQ_OK && release_compute(c, podset, &q) < 0) {
         c->tmpl = NULL;
-        rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s", col(r, i, 1),
-                       col(r, i, 2));
+        rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s", it->ns,
+                       it->name);
     }
     if (rc != GQ_OK)
         c->tmpl = NULL;
-    rows_free(&q.flavor);
-    rows_free(&q.reqs);
+    release_rows_clear(&q);
     return rc;
 }
 
@@ -631,11 +626,10 @@ static json_object *release_patch(const struct release_ctx *c, const char *rv, j
     return p;
 }
 
-/* The row's workload. Columns: id, namespace, name, job name, uid. */
-static struct target target_of(const struct rows *r, size_t i)
+/* The item's workload. */
+static struct target target_of(const struct gq__outbox_item *it)
 {
-    struct target t = {strtoll(col(r, i, 0), NULL, 10), col(r, i, 1), col(r, i, 2), col(r, i, 3),
-                       col(r, i, 4)};
+    struct target t = {it->id, it->ns, it->name, it->job, it->uid};
 
     return t;
 }
@@ -731,15 +725,14 @@ static int give_back_txn(struct gq_store *st, void *payload, gq_error *err)
  * A workload holding quota whose writes were refused for the refusal
  * timeout gives it back: evicted (the condition Evicted carries the reason
  * and the last answer), requeued after REQUEUE_AFTER_MS.
- * Columns: id, namespace, name, job name, uid, kube_error, state.
  */
-static int give_back(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+static int give_back(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target t = target_of(r, i);
-    json_object *rec = json_tokener_parse(col(r, i, 5));
+    struct target t = target_of(it);
+    json_object *rec = json_tokener_parse(it->kube_error);
     int64_t tries;
     char msg[sizeof(err->msg)], took[GQ_DURATION_BUFSIZE];
-    struct given_back g = {&t, col(r, i, 6), gq__js_str(rec, "reason"), msg, false};
+    struct given_back g = {&t, it->state, gq__js_str(rec, "reason"), msg, false};
     int rc;
 
     tries = json_object_get_int64(gq__js_get(rec, "tries"));
@@ -985,21 +978,21 @@ static int release_ran(struct gq_sync *s, struct patch_req *p, json_object **aft
     return rc;
 }
 
-/* Columns: id, namespace, name, job name, uid, job rv, evictions, spec, admission. */
-static int release(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+/* Release the admitted workload it: unsuspend its Job with the released template. */
+static int release(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target tg = target_of(r, i);
+    struct target tg = target_of(it);
     struct started t = {tg.id, tg.ns, tg.name, tg.uid, NULL, false};
-    struct release_ctx ctx = {.undo = strcmp(col(r, i, 6), "0") != 0};
+    struct release_ctx ctx = {.undo = it->evictions != 0};
     struct patch_req p = {tg.ns, tg.job, tg.uid, build_release, &ctx, 0};
     json_object *have = NULL, *after = NULL;
-    int rc = release_load(s, r, i, &ctx, err);
+    int rc = release_load(s, it, &ctx, err);
 
     /* Admitted before: the Job's template still carries that release; read it to undo it. */
     if (rc == GQ_OK && ctx.undo)
         rc = get_job(s, tg.ns, tg.job, tg.uid, &have, err);
     if (rc == GQ_OK)
-        rc = patch_guarded(s, &p, col(r, i, 5), have, &after, err);
+        rc = patch_guarded(s, &p, it->job_rv, have, &after, err);
     if (rc == GQ_EINVALID && p.status == 422)
         rc = release_ran(s, &p, &after, err);
     if (rc == GQ_OK) {
@@ -1053,16 +1046,16 @@ static int suspended_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc;
 }
 
-/* Columns: id, namespace, name, job name, uid, job rv, evictions. */
-static int suspend(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+/* Suspend the Job of workload it, which runs without holding quota. */
+static int suspend(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target tg = target_of(r, i);
+    struct target tg = target_of(it);
     struct suspended t = {tg.id, NULL, false};
     struct patch_req p = {tg.ns, tg.job, tg.uid, build_suspend, NULL, 0};
     json_object *after = NULL, *cleared = NULL;
     int rc;
 
-    rc = patch_guarded(s, &p, col(r, i, 5), NULL, &after, err);
+    rc = patch_guarded(s, &p, it->job_rv, NULL, &after, err);
     if (rc == GQ_EINVALID)
         return refuse(s, &tg, "SuspendRefused", err->msg, err);
     if (rc != GQ_OK)
@@ -1074,7 +1067,7 @@ static int suspend(struct gq_sync *s, const struct rows *r, size_t i, gq_error *
     t.rv = gq__js_str(cleared ? cleared : after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
         gq__sync_log(s, "info", "Job", tg.ns, tg.job, "suspended",
-                     strcmp(col(r, i, 6), "0") ? "evicted" : "it ran without admission");
+                     it->evictions != 0 ? "evicted" : "it ran without admission");
     json_object_put(cleared);
     json_object_put(after);
     return rc;
@@ -1099,14 +1092,14 @@ static int confirm_txn(struct gq_store *st, void *payload, gq_error *err)
                                 gq__store_now(st), &closed, err);
 }
 
-/* Columns: id, namespace, name, job name, uid. */
-static int confirm_gone(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err)
+/* Confirm with the API server that the Job of workload it is gone. */
+static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    const char *ns = col(r, i, 1), *job = col(r, i, 3);
-    struct confirm c = {s, strtoll(col(r, i, 0), NULL, 10), NULL};
+    const char *ns = it->ns, *job = it->job;
+    struct confirm c = {s, it->id, NULL};
     int rc;
 
-    if ((rc = get_job(s, ns, job, col(r, i, 4), &c.job, err)) != GQ_OK)
+    if ((rc = get_job(s, ns, job, it->uid, &c.job, err)) != GQ_OK)
         return rc;
     rc = gq__store_write(s->st, confirm_txn, &c, err);
     if (rc == GQ_OK && !c.job)
@@ -1118,64 +1111,29 @@ static int confirm_gone(struct gq_sync *s, const struct rows *r, size_t i, gq_er
 
 /* ------------------------------------------------------------- the outbox */
 
-typedef int (*work_fn)(struct gq_sync *s, const struct rows *r, size_t i, gq_error *err);
+typedef int (*work_fn)(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err);
 
 /*
- * Not refused, or due again (?1 is now, store ms): the backoff is over, or
- * the Job changed since. A bare-text record (before backoffs) is due.
+ * Do fn for every item read. A call the API server failed (GQ_EK8S:
+ * unreachable, 5xx after retries, a CRD missing) is logged and ends this
+ * kind of work for the turn; the next turn tries again, paced by the loop
+ * and the client's rate limit. Database failures stop the loop.
  */
-#define DUE                                                                                        \
-    "(w.kube_error IS NULL OR w.kube_error_rv IS NOT w.job_rv OR CASE WHEN "                       \
-    "json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.retry_at') <= "                   \
-    "CAST(?1 AS INTEGER) ELSE 1 END)"
-
-/* Quota held while writes were refused since before ?1 (store ms). */
-static const char sql_give_back[] =
-    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.kube_error, w.state "
-    "FROM workloads w WHERE w.state IN ('reserved', 'admitted') AND w.kube_error IS NOT NULL "
-    "AND CASE WHEN json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.since') <= "
-    "CAST(?1 AS INTEGER) ELSE 0 END ORDER BY w.id";
-static const char sql_gone[] =
-    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid FROM workloads w "
-    "WHERE w.job_gone = 1 ORDER BY w.id";
-static const char sql_create[] =
-    "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name "
-    "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
-    "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
-    "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
-static const char sql_delete[] =
-    "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates, w.uid "
-    "FROM provisioning_requests p LEFT JOIN workloads w ON w.id = p.workload_id "
-    "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
-static const char sql_release[] =
-    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
-    "w.admission FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE " ORDER BY w.id";
-/* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
-static const char sql_suspend[] =
-    "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-    "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
-    "AND w.job_suspended = 0 AND w.job_gone = 0 AND " DUE
-    " AND (w.evictions > 0 OR CAST(?2 AS INTEGER) = 1) ORDER BY w.id";
-
-/*
- * Do fn for every row. A call the API server failed (GQ_EK8S: unreachable,
- * 5xx after retries, a CRD missing) is logged and ends this kind of work for
- * the turn; the next turn tries again, paced by the loop and the client's
- * rate limit. Database failures stop the loop.
- */
-static int each(struct gq_sync *s, const char *sql, const char *const *params, int nparams,
-                work_fn fn, gq_error *err)
+static int each(struct gq_sync *s, const struct items_read *q, work_fn fn, gq_error *err)
 {
-    struct query q = {sql, params, nparams, NULL};
-    struct rows r;
+    struct gq__outbox_items items = {0};
+    struct items_read with = *q;
     size_t i;
     int rc;
 
-    if ((rc = select_rows(s, &q, &r, err)) != GQ_OK)
+    with.out = &items;
+    if ((rc = gq__store_read(s->st, items_txn, &with, err)) != GQ_OK) {
+        gq__outbox_items_free(&items);
         return rc;
-    for (i = 0; rc == GQ_OK && i < r.n && !(s->o.stop && *s->o.stop); i++)
-        rc = fn(s, &r, i, err);
-    rows_free(&r);
+    }
+    for (i = 0; rc == GQ_OK && i < items.n && !(s->o.stop && *s->o.stop); i++)
+        rc = fn(s, &items.v[i], err);
+    gq__outbox_items_free(&items);
     if (rc == GQ_EK8S || rc == GQ_ENOTFOUND || rc == GQ_ECONFLICT) {
         gq__sync_log(s, "warning", "Sync", NULL, NULL, "retrying", "%s", err ? err->msg : "");
         rc = GQ_OK;
@@ -1186,19 +1144,24 @@ static int each(struct gq_sync *s, const char *sql, const char *const *params, i
 int gq__sync_outbox(struct gq_sync *s, gq_error *err)
 {
     int64_t now = gq__store_now(s->st);
-    char at[24], since[24];
-    const char *due[] = {at, s->o.suspend_unadmitted ? "1" : "0"}, *back[] = {since};
+    bool unadmitted = s->o.suspend_unadmitted;
+    struct items_read back = {READ_GIVE_BACK, 0, unadmitted, NULL};
+    struct items_read gone = {READ_GONE, now, unadmitted, NULL};
+    struct items_read del = {READ_DELETE, now, unadmitted, NULL};
+    struct items_read cre = {READ_CREATE, now, unadmitted, NULL};
+    struct items_read rel = {READ_RELEASE, now, unadmitted, NULL};
+    struct items_read sus = {READ_SUSPEND, now, unadmitted, NULL};
     int rc;
 
     if (s->o.refusal_timeout_ms <= 0)
         s->o.refusal_timeout_ms = REFUSAL_TIMEOUT_MS;
-    snprintf(at, sizeof(at), "%lld", (long long)now);
-    snprintf(since, sizeof(since), "%lld", (long long)(now - s->o.refusal_timeout_ms));
-    if ((rc = each(s, sql_give_back, back, 1, give_back, err)) != GQ_OK ||
-        (rc = each(s, sql_gone, NULL, 0, confirm_gone, err)) != GQ_OK ||
-        (rc = each(s, sql_delete, NULL, 0, delete_request, err)) != GQ_OK ||
-        (rc = each(s, sql_create, due, 1, create_request, err)) != GQ_OK ||
-        (rc = each(s, sql_release, due, 1, release, err)) != GQ_OK)
+    /* Quota held while writes were refused since before this. */
+    back.at = now - s->o.refusal_timeout_ms;
+    if ((rc = each(s, &back, give_back, err)) != GQ_OK ||
+        (rc = each(s, &gone, confirm_gone, err)) != GQ_OK ||
+        (rc = each(s, &del, delete_request, err)) != GQ_OK ||
+        (rc = each(s, &cre, create_request, err)) != GQ_OK ||
+        (rc = each(s, &rel, release, err)) != GQ_OK)
         return rc;
-    return each(s, sql_suspend, due, 2, suspend, err);
+    return each(s, &sus, suspend, err);
 }

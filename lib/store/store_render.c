@@ -1,0 +1,364 @@
+/*
+ * store_render.c: the statements behind cluster mode's outbox and the
+ * release's inputs (store_render.h), so that engine/sync_outbox.c reads
+ * typed values and holds no SQL. The statements are those the outbox ran
+ * itself, unchanged but for the parameters, now bound as integers (each was
+ * cast to one in the statement); the outbox checked no row's shape and
+ * these reads check none either, but for the ProvisioningRequests' read:
+ * that one is -o json|yaml's statement and shape (by the workload's uid,
+ * with the templates), so that both can share it; the outbox's own read
+ * selected the same rows by the workload's id.
+ *
+ * Statements are cached by their static text's address (gq__store_cached),
+ * leaving gq__store_stmt its room, and prepared afresh when the cached one
+ * is in use or the cache is short of room.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "store_int.h"
+#include "store_render.h"
+
+/* ------------------------------------------------------------------ cursor */
+
+/* A statement being read: cached (reset when done) or its own (finalized). */
+struct cursor {
+    sqlite3_stmt *stmt;
+    bool own;
+};
+
+static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
+{
+    int rc;
+
+    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+        return rc;
+    c->stmt = gq__store_cached(st, sql);
+    c->own = !c->stmt;
+    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+static void close_cursor(struct cursor *c)
+{
+    if (c->own) {
+        sqlite3_finalize(c->stmt);
+    } else {
+        sqlite3_reset(c->stmt);
+        sqlite3_clear_bindings(c->stmt);
+    }
+    c->stmt = NULL;
+}
+
+/* Reads the row stmt stands on into the caller's payload; non-zero stops. */
+typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload, gq_error *err);
+
+/*
+ * Step c until the end or max rows (0: no limit): each row checked against
+ * shape (NULL: none), then given to fn. Closes c.
+ */
+static int each_row(struct gq_store *st, struct cursor *c, const char *shape, size_t max,
+                    row_fn fn, void *payload, gq_error *err)
+{
+    size_t n = 0;
+    int rc = SQLITE_DONE;
+
+    while ((max == 0 || n < max) && (rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
+        n++;
+        /* Checked first: reading a column as text may change the type SQLite reports. */
+        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
+            rc = fn(c->stmt, payload, err);
+        if (rc != 0) {
+            close_cursor(c);
+            return rc;
+        }
+    }
+    close_cursor(c);
+    if (max && n == max)
+        return GQ_OK;
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+/* Column i as text (NULL for SQL NULL). */
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+/* Column i as a malloc'd copy into *out (NULL for SQL NULL); -1 on ENOMEM. */
+static int col_dup(sqlite3_stmt *s, int i, char **out)
+{
+    const char *v = col_text(s, i);
+
+    *out = v ? strdup(v) : NULL;
+    return v && !*out ? -1 : 0;
+}
+
+/* ------------------------------------------------------- release's inputs */
+
+/* Column 0 of the first row into *(char **)payload (NULL for SQL NULL). */
+static int first_text_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    char **out = payload;
+
+    if (*out)
+        return GQ_OK;
+    if (col_dup(stmt, 0, out) < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory reading a stored spec");
+    return GQ_OK;
+}
+
+int gq__store_flavor_spec(struct gq_store *st, const char *name, char **out, gq_error *err)
+{
+    static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
+    struct cursor c;
+    int rc;
+
+    *out = NULL;
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, name);
+    if ((rc = each_row(st, &c, NULL, 0, first_text_row, out, err)) != GQ_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+struct requests {
+    gq__release_request_fn fn;
+    void *payload;
+};
+
+static int request_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct requests *q = payload;
+    struct gq__release_request r = {col_text(stmt, 0), col_text(stmt, 1), col_text(stmt, 2),
+                                    col_text(stmt, 3)};
+
+    return q->fn(&r, q->payload, err);
+}
+
+int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__release_request_fn fn,
+                               void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.spec, p.templates, p.status, "
+        "(SELECT pc.spec ->> '$.spec.podSetUpdates.nodeSelector' "
+        "  FROM admission_checks ac JOIN provisioning_configs pc "
+        "  ON pc.name = ac.spec ->> '$.spec.parameters.name' WHERE ac.name = p.check_name) "
+        "FROM provisioning_requests p "
+        "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
+        "ORDER BY p.check_name, p.attempt";
+    struct requests q = {fn, payload};
+    struct cursor c;
+    int rc;
+
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, wuid);
+    return each_row(st, &c, "provisioning_requests:TTtt", 0, request_row, &q, err);
+}
+
+/* ----------------------------------------------------------------- outbox */
+
+static void item_clear(struct gq__outbox_item *it)
+{
+    free(it->ns);
+    free(it->name);
+    free(it->job);
+    free(it->uid);
+    free(it->kube_error);
+    free(it->state);
+    free(it->job_rv);
+    free(it->spec);
+    free(it->admission);
+    free(it->templates);
+    free(it->kube_uid);
+    free(it->wname);
+}
+
+void gq__outbox_items_free(struct gq__outbox_items *items)
+{
+    size_t i;
+
+    for (i = 0; i < items->n; i++)
+        item_clear(&items->v[i]);
+    free(items->v);
+    memset(items, 0, sizeof(*items));
+}
+
+/* The columns of a read, in order: where each goes in an item. */
+enum field {
+    F_ID, F_NS, F_NAME, F_JOB, F_UID, F_KUBE_ERROR, F_STATE, F_JOB_RV, F_EVICTIONS, F_SPEC,
+    F_ADMISSION, F_TEMPLATES, F_KUBE_UID, F_WID, F_WNAME, F_END
+};
+
+struct items {
+    const enum field *fields; /* F_END-terminated */
+    size_t cap;
+    struct gq__outbox_items *out;
+};
+
+static char **text_field(struct gq__outbox_item *it, enum field f)
+{
+    switch (f) {
+    case F_NS: return &it->ns;
+    case F_NAME: return &it->name;
+    case F_JOB: return &it->job;
+    case F_UID: return &it->uid;
+    case F_KUBE_ERROR: return &it->kube_error;
+    case F_STATE: return &it->state;
+    case F_JOB_RV: return &it->job_rv;
+    case F_SPEC: return &it->spec;
+    case F_ADMISSION: return &it->admission;
+    case F_TEMPLATES: return &it->templates;
+    case F_KUBE_UID: return &it->kube_uid;
+    case F_WNAME: return &it->wname;
+    default: return NULL;
+    }
+}
+
+static int item_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct items *q = payload;
+    struct gq__outbox_items *out = q->out;
+    struct gq__outbox_item *it;
+    int i;
+
+    if (out->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        struct gq__outbox_item *v = realloc(out->v, cap * sizeof(*v));
+
+        if (!v)
+            return gq__error(err, GQ_ENOMEM, "out of memory reading the outbox");
+        out->v = v;
+        q->cap = cap;
+    }
+    it = &out->v[out->n++];
+    memset(it, 0, sizeof(*it));
+    for (i = 0; q->fields[i] != F_END; i++) {
+        if (q->fields[i] == F_ID)
+            it->id = sqlite3_column_int64(stmt, i);
+        else if (q->fields[i] == F_WID)
+            it->wid = sqlite3_column_int64(stmt, i);
+        else if (q->fields[i] == F_EVICTIONS)
+            it->evictions = sqlite3_column_int64(stmt, i);
+        else if (col_dup(stmt, i, text_field(it, q->fields[i])) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory reading the outbox");
+    }
+    return GQ_OK;
+}
+
+/* sql's rows into *out, ?1 and ?2 bound to the integers nums[0..nparams). */
+static int read_items(struct gq_store *st, const char *sql, const enum field *fields,
+                      const int64_t *nums, int nparams, size_t max,
+                      struct gq__outbox_items *out, gq_error *err)
+{
+    struct items q = {fields, 0, out};
+    struct cursor c;
+    int i, rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    for (i = 0; i < nparams; i++)
+        sqlite3_bind_int64(c.stmt, i + 1, nums[i]);
+    if ((rc = each_row(st, &c, NULL, max, item_row, &q, err)) != GQ_OK)
+        gq__outbox_items_free(out);
+    return rc;
+}
+
+/*
+ * Not refused, or due again (?1 is now, store ms): the backoff is over, or
+ * the Job changed since. A bare-text record (before backoffs) is due.
+ */
+#define DUE                                                                                        \
+    "(w.kube_error IS NULL OR w.kube_error_rv IS NOT w.job_rv OR CASE WHEN "                       \
+    "json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.retry_at') <= "                   \
+    "CAST(?1 AS INTEGER) ELSE 1 END)"
+
+int gq__store_outbox_give_back(struct gq_store *st, int64_t since_ms, size_t max,
+                               struct gq__outbox_items *out, gq_error *err)
+{
+    /* Quota held while writes were refused since before ?1 (store ms). */
+    static const char sql[] =
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.kube_error, w.state "
+        "FROM workloads w WHERE w.state IN ('reserved', 'admitted') AND w.kube_error IS NOT NULL "
+        "AND CASE WHEN json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.since') <= "
+        "CAST(?1 AS INTEGER) ELSE 0 END ORDER BY w.id";
+    static const enum field fields[] = {F_ID, F_NS, F_NAME, F_JOB, F_UID, F_KUBE_ERROR, F_STATE,
+                                        F_END};
+
+    return read_items(st, sql, fields, &since_ms, 1, max, out, err);
+}
+
+int gq__store_outbox_gone(struct gq_store *st, size_t max, struct gq__outbox_items *out,
+                          gq_error *err)
+{
+    static const char sql[] =
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid FROM workloads w "
+        "WHERE w.job_gone = 1 ORDER BY w.id";
+    static const enum field fields[] = {F_ID, F_NS, F_NAME, F_JOB, F_UID, F_END};
+
+    return read_items(st, sql, fields, NULL, 0, max, out, err);
+}
+
+int gq__store_outbox_create(struct gq_store *st, int64_t now_ms, size_t max,
+                            struct gq__outbox_items *out, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name "
+        "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+        "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
+        "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
+    static const enum field fields[] = {F_ID,  F_NS,  F_NAME, F_SPEC,  F_TEMPLATES,
+                                        F_UID, F_JOB, F_WID,  F_WNAME, F_END};
+
+    return read_items(st, sql, fields, &now_ms, 1, max, out, err);
+}
+
+int gq__store_outbox_delete(struct gq_store *st, size_t max, struct gq__outbox_items *out,
+                            gq_error *err)
+{
+    static const char sql[] =
+        "SELECT p.id, p.namespace, p.name, p.kube_uid, p.templates, w.uid "
+        "FROM provisioning_requests p LEFT JOIN workloads w ON w.id = p.workload_id "
+        "WHERE p.deleted_at IS NOT NULL AND (p.kube IS NULL OR p.kube = 'created') ORDER BY p.id";
+    static const enum field fields[] = {F_ID, F_NS, F_NAME, F_KUBE_UID, F_TEMPLATES, F_UID, F_END};
+
+    return read_items(st, sql, fields, NULL, 0, max, out, err);
+}
+
+int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
+                             struct gq__outbox_items *out, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
+        "w.admission FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE
+        " ORDER BY w.id";
+    static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,      F_UID,
+                                        F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_END};
+
+    return read_items(st, sql, fields, &now_ms, 1, max, out, err);
+}
+
+int gq__store_outbox_suspend(struct gq_store *st, int64_t now_ms, bool unadmitted, size_t max,
+                             struct gq__outbox_items *out, gq_error *err)
+{
+    /* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
+    static const char sql[] =
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
+        "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
+        "AND w.job_suspended = 0 AND w.job_gone = 0 AND " DUE
+        " AND (w.evictions > 0 OR CAST(?2 AS INTEGER) = 1) ORDER BY w.id";
+    static const enum field fields[] = {F_ID,  F_NS,     F_NAME,      F_JOB,
+                                        F_UID, F_JOB_RV, F_EVICTIONS, F_END};
+    int64_t nums[2] = {now_ms, unadmitted ? 1 : 0};
+
+    return read_items(st, sql, fields, nums, 2, max, out, err);
+}

@@ -1,0 +1,108 @@
+/*
+ * store_render.h: the reads behind cluster mode's outbox (engine/sync_outbox.c)
+ * and the release's inputs (a flavor's spec, a workload's requests), each a
+ * named function that returns owned C values or calls a typed callback
+ * (store_render.c). The release's inputs are the statements -o json|yaml
+ * runs (manifest/manifest_render.c, not yet moved here): that renderer is
+ * to call these two when its reading leaves lib/manifest/. Internal to
+ * libgpuqueue; no SQLite type crosses this header.
+ *
+ * Common rules. A row whose columns cannot have the shape they have (a NULL
+ * or a type the schema rules out) is GQ_EIO with gq__store_damaged's
+ * message, where a shape is said below. Other failures are GQ_EIO (or
+ * GQ_ENOMEM, GQ_EBUSY) with SQLite's message. Reads run in the caller's
+ * transaction when there is one; outside one they first fold the engine's
+ * journal, as every read does.
+ */
+#ifndef GQ_STORE_RENDER_H
+#define GQ_STORE_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* ------------------------------------------------------- release's inputs */
+
+/* The stored spec (JSON) of the ResourceFlavor name: *out malloc'd, NULL when there is none. */
+int gq__store_flavor_spec(struct gq_store *st, const char *name, char **out, gq_error *err);
+
+/*
+ * One live ProvisioningRequest of a workload, as the release reads it: its
+ * stored object, its PodTemplates (a JSON array), its status (NULL: none)
+ * and its config's podSetUpdates.nodeSelector (JSON; NULL: none). Valid
+ * during the callback only.
+ */
+struct gq__release_request {
+    const char *spec, *templates, *status, *updates;
+};
+typedef int (*gq__release_request_fn)(const struct gq__release_request *r, void *payload,
+                                      gq_error *err);
+/*
+ * fn for each live request of the workload whose uid is wuid, by check name
+ * and attempt (shape: spec and templates text, never NULL). A non-zero
+ * return of fn stops and is returned.
+ */
+int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__release_request_fn fn,
+                               void *payload, gq_error *err);
+
+/* ----------------------------------------------------------------- outbox */
+
+/*
+ * One row of the outbox's work: a workload (give back, gone, release,
+ * suspend) or a ProvisioningRequest (create, delete). Text is malloc'd,
+ * NULL for SQL NULL; which members a read fills is said at the read.
+ */
+struct gq__outbox_item {
+    int64_t id;                 /* the workload's, or the request's */
+    char *ns, *name;            /* the workload's, or the request's */
+    char *job, *uid;            /* the workload's Job and uid */
+    char *kube_error, *state;   /* give back */
+    char *job_rv;               /* release, suspend */
+    int64_t evictions;          /* release, suspend */
+    char *spec, *admission;     /* release: the workload's; create: spec is the request's */
+    char *templates;            /* create, delete: the request's PodTemplates */
+    char *kube_uid;             /* delete: the request's uid in the cluster */
+    int64_t wid;                /* create: the request's workload */
+    char *wname;                /* create: the workload's name */
+};
+struct gq__outbox_items {
+    struct gq__outbox_item *v;
+    size_t n;
+};
+void gq__outbox_items_free(struct gq__outbox_items *items);
+
+/*
+ * The outbox's reads, by id, at most max rows each (the loop polls again);
+ * *out is filled (empty on failure). now_ms is the store's clock.
+ *
+ * give_back: workloads holding quota whose writes were refused since
+ *   before since_ms (id, ns, name, job, uid, kube_error, state);
+ * gone: workloads whose Job is gone (id, ns, name, job, uid);
+ * create: live requests not yet created, of reserved workloads with a
+ *   Job, due at now_ms (id, ns, name, spec, templates, uid, job, wid, wname);
+ * delete: deleted requests the cluster may still hold (id, ns, name,
+ *   kube_uid, templates, uid: NULL when the workload is gone);
+ * release: admitted workloads with a Job, due at now_ms (id, ns, name, job,
+ *   uid, job_rv, evictions, spec, admission);
+ * suspend: pending, reserved or deactivated workloads whose Job runs, due at
+ *   now_ms, evicted or (unadmitted) any (id, ns, name, job, uid, job_rv,
+ *   evictions).
+ *
+ * Due: not refused, or the backoff is over, or the Job changed since.
+ */
+int gq__store_outbox_give_back(struct gq_store *st, int64_t since_ms, size_t max,
+                               struct gq__outbox_items *out, gq_error *err);
+int gq__store_outbox_gone(struct gq_store *st, size_t max, struct gq__outbox_items *out,
+                          gq_error *err);
+int gq__store_outbox_create(struct gq_store *st, int64_t now_ms, size_t max,
+                            struct gq__outbox_items *out, gq_error *err);
+int gq__store_outbox_delete(struct gq_store *st, size_t max, struct gq__outbox_items *out,
+                            gq_error *err);
+int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
+                             struct gq__outbox_items *out, gq_error *err);
+int gq__store_outbox_suspend(struct gq_store *st, int64_t now_ms, bool unadmitted, size_t max,
+                             struct gq__outbox_items *out, gq_error *err);
+
+#endif

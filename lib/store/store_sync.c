@@ -1,0 +1,121 @@
+/*
+ * store_sync.c: the statements behind cluster mode's Job informer
+ * (engine/sync_jobs.c, store_sync.h): a Job's workload by its UID, the live
+ * workload a re-created Job replaces, and the live workloads a full list no
+ * longer holds. The rows are the informer's records, copied into its struct;
+ * no shape is checked (the columns read are NOT NULL in the schema), as the
+ * informer never checked them.
+ *
+ * Parameters are bound as text, as they always were. Statements are cached
+ * by their static text's address (gq__store_cached), and prepared afresh
+ * when the cached one is in use or the cache is short of room. Sizes: a
+ * first list of 10,000 Jobs runs the two reads once per Job each, and the
+ * write once with the 10,000 UIDs.
+ */
+#include <stdio.h>
+
+#include "error.h"
+#include "store_int.h"
+#include "store_sync.h"
+
+/* The states in which a workload is live (its Job still matters to it). */
+#define LIVE_STATES "('pending', 'reserved', 'admitted', 'running', 'deactivated')"
+
+/* What a record reads, in copy_row's order. */
+#define RECORD_COLUMNS "id, state, name, uid"
+
+/* Columns: id, state, name, uid (NULL, which the schema rules out, copied as ""). */
+static void copy_row(sqlite3_stmt *stmt, struct gq_sync_record *out)
+{
+    const char *state = (const char *)sqlite3_column_text(stmt, 1);
+    const char *name = (const char *)sqlite3_column_text(stmt, 2);
+    const char *uid = (const char *)sqlite3_column_text(stmt, 3);
+
+    out->id = sqlite3_column_int64(stmt, 0);
+    snprintf(out->state, sizeof(out->state), "%s", state ? state : "");
+    snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
+    snprintf(out->uid, sizeof(out->uid), "%s", uid ? uid : "");
+}
+
+/*
+ * Run sql with params bound as text, each row (when out is not NULL) copied
+ * into *out, so that the last row is the one kept.
+ */
+static int run(struct gq_store *st,
+               const char *sql,
+               const char *const *params,
+               int nparams,
+               struct gq_sync_record *out,
+               gq_error *err)
+{
+    sqlite3_stmt *stmt;
+    bool own;
+    int i, rc;
+
+    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+        return rc;
+    stmt = gq__store_cached(st, sql);
+    own = !stmt;
+    if (own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "query");
+    for (i = 0; i < nparams; i++)
+        gq__bind_text(stmt, i + 1, params[i]);
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        if (out)
+            copy_row(stmt, out);
+    if (own) {
+        sqlite3_finalize(stmt);
+    } else {
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+    }
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+static void record_clear(struct gq_sync_record *r)
+{
+    r->id = 0;
+    r->state[0] = r->name[0] = r->uid[0] = '\0';
+}
+
+int gq__store_sync_by_uid(struct gq_store *st,
+                          const char *uid,
+                          struct gq_sync_record *out,
+                          gq_error *err)
+{
+    static const char sql[] = "SELECT " RECORD_COLUMNS " FROM workloads WHERE uid = ?1";
+
+    record_clear(out);
+    return run(st, sql, &uid, 1, out, err);
+}
+
+/*
+ * (state <> 'cancelled' lets SQLite use the partial index workloads_live_job;
+ * without it each Job of a first list scanned them all.)
+ */
+int gq__store_sync_replaced(struct gq_store *st,
+                            const char *ns,
+                            const char *name,
+                            const char *uid,
+                            struct gq_sync_record *out,
+                            gq_error *err)
+{
+    static const char sql[] = "SELECT " RECORD_COLUMNS " FROM workloads WHERE namespace = ?1 "
+                              "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
+                              "AND state <> 'cancelled' AND state IN " LIVE_STATES;
+    const char *params[] = {ns, name, uid};
+
+    record_clear(out);
+    return run(st, sql, params, 3, out, err);
+}
+
+int gq__store_sync_unlisted_gone(struct gq_store *st, const char *listed_uids, gq_error *err)
+{
+    static const char sql[] =
+        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " LIVE_STATES
+        " AND uid NOT IN (SELECT value FROM json_each(?1))";
+
+    return run(st, sql, &listed_uids, 1, NULL, err);
+}
