@@ -643,6 +643,57 @@ int gq__store_fold_before_read(struct gq_store *st, gq_error *err)
     return sqlite3_get_autocommit(st->db) ? gq__store_journal_flush(st, err) : GQ_OK;
 }
 
+int gq__store_cursor_open(struct gq_store *st, const char *sql, struct gq__cursor *c,
+                          gq_error *err)
+{
+    int rc;
+
+    c->stmt = NULL;
+    c->own = false;
+    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+        return rc;
+    c->stmt = gq__store_cached(st, sql);
+    c->own = !c->stmt;
+    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
+void gq__store_cursor_close(struct gq__cursor *c)
+{
+    if (c->own) {
+        sqlite3_finalize(c->stmt);
+    } else if (c->stmt) {
+        sqlite3_reset(c->stmt);
+        sqlite3_clear_bindings(c->stmt);
+    }
+    c->stmt = NULL;
+}
+
+int gq__store_each_row(struct gq_store *st, struct gq__cursor *c, const char *shape, bool typed,
+                       size_t max, gq__stmt_row_fn fn, void *payload, gq_error *err)
+{
+    size_t n = 0;
+    int rc = SQLITE_DONE;
+
+    while ((max == 0 || n < max) && (rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
+        n++;
+        /* Checked first: reading a column as text may change the type SQLite reports. */
+        if ((rc = gq__store_row_check(st, c->stmt, shape, typed, err)) == GQ_OK)
+            rc = fn(c->stmt, payload, err);
+        if (rc != 0) {
+            gq__store_cursor_close(c);
+            return rc;
+        }
+    }
+    gq__store_cursor_close(c);
+    if (max && n == max)
+        return GQ_OK;
+    if (rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "query");
+    return GQ_OK;
+}
+
 /* ------------------------------------------------------------------ reads */
 
 /* gq__store_query's loop; typed picks how values reach the callback. */

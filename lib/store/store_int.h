@@ -41,6 +41,34 @@ sqlite3_stmt *gq__store_cached(struct gq_store *st, const char *sql);
  * belongs; inside a transaction, the transaction's start did.
  */
 int gq__store_fold_before_read(struct gq_store *st, gq_error *err);
+/*
+ * A statement being read by the store's named reads (store_*.c): the cached
+ * one of its SQL (reset when done) or one of its own (finalized). Opening
+ * folds the journal first, as every read outside a transaction does.
+ */
+struct gq__cursor {
+    sqlite3_stmt *stmt;
+    bool own;
+};
+int gq__store_cursor_open(struct gq_store *st, const char *sql, struct gq__cursor *c,
+                          gq_error *err);
+void gq__store_cursor_close(struct gq__cursor *c);
+/* Reads one row of stmt into the caller's struct and hands it on; non-zero stops. */
+typedef int (*gq__stmt_row_fn)(sqlite3_stmt *stmt, void *payload, gq_error *err);
+/*
+ * Step c until the end or max rows (0: no limit): each row checked against
+ * shape first (NULL: not checked; typed: text columns must not be integers,
+ * see struct gq__query), then given to fn. Closes c.
+ */
+int gq__store_each_row(struct gq_store *st, struct gq__cursor *c, const char *shape, bool typed,
+                       size_t max, gq__stmt_row_fn fn, void *payload, gq_error *err);
+
+/* Column i as text (NULL for SQL NULL). */
+static inline const char *gq__col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
 /* A cached prepared statement, reset and unbound; NULL with err set on failure. */
 sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err);
 int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err);

@@ -19,78 +19,44 @@
 #include "store_int.h"
 #include "store_load.h"
 
-/* ------------------------------------------------------------------ cursor */
-
-/* A statement being read: cached (reset when done) or its own (finalized). */
-struct cursor {
-    sqlite3_stmt *stmt;
-    bool own;
-};
-
-static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
-{
-    int rc;
-
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
-        return rc;
-    c->stmt = gq__store_cached(st, sql);
-    c->own = !c->stmt;
-    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-static void close_cursor(struct cursor *c)
-{
-    if (c->own) {
-        sqlite3_finalize(c->stmt);
-    } else {
-        sqlite3_reset(c->stmt);
-        sqlite3_clear_bindings(c->stmt);
-    }
-    c->stmt = NULL;
-}
+/* ------------------------------------------------------------------ walks */
 
 /* A row reader: turns the row stmt stands on into a struct and calls the caller's fn. */
 typedef int (*row_fn)(sqlite3_stmt *stmt, const void *fn, void *payload);
 
-/* Step c to the end: each row checked against shape, then given to read. Closes c. */
-static int each_row(struct gq_store *st, struct cursor *c, const char *shape, row_fn read,
+struct walk {
+    row_fn read;
+    const void *fn;
+    void *payload;
+};
+
+static int walk_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    const struct walk *w = payload;
+
+    (void)err;
+    return w->read(stmt, w->fn, w->payload);
+}
+
+/* Every row of c, checked against shape, through read. Closes c. */
+static int each_row(struct gq_store *st, struct gq__cursor *c, const char *shape, row_fn read,
                     const void *fn, void *payload, gq_error *err)
 {
-    int rc;
+    struct walk w = {read, fn, payload};
 
-    while ((rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
-        /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
-            rc = read(c->stmt, fn, payload);
-        if (rc != 0) {
-            close_cursor(c);
-            return rc;
-        }
-    }
-    close_cursor(c);
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
+    return gq__store_each_row(st, c, shape, false, 0, walk_row, &w, err);
 }
 
 /* Every row of sql (no parameters) through read. */
 static int walk(struct gq_store *st, const char *sql, const char *shape, row_fn read,
                 const void *fn, void *payload, gq_error *err)
 {
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     return each_row(st, &c, shape, read, fn, payload, err);
-}
-
-/* Column i as text (NULL for SQL NULL). */
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
 }
 
 /* ------------------------------------------------------------------ specs */
@@ -102,7 +68,7 @@ struct spec_fn {
 /* Columns: name, spec. */
 static int named_spec_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_spec r = {col_text(stmt, 0), NULL, col_text(stmt, 1)};
+    struct gq_load_spec r = {gq__col_text(stmt, 0), NULL, gq__col_text(stmt, 1)};
 
     return ((const struct spec_fn *)fn)->fn(&r, payload);
 }
@@ -126,7 +92,7 @@ int gq__store_load_flavors(struct gq_store *st, gq__load_spec_fn fn, void *paylo
 /* Columns: name, parent, spec. */
 static int cohort_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_spec r = {col_text(stmt, 0), col_text(stmt, 1), col_text(stmt, 2)};
+    struct gq_load_spec r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2)};
 
     return ((const struct spec_fn *)fn)->fn(&r, payload);
 }
@@ -175,7 +141,7 @@ int gq__store_load_namespaces(struct gq_store *st, gq__load_spec_fn fn, void *pa
 /* Columns: spec. */
 static int config_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_spec r = {NULL, NULL, col_text(stmt, 0)};
+    struct gq_load_spec r = {NULL, NULL, gq__col_text(stmt, 0)};
 
     return ((const struct spec_fn *)fn)->fn(&r, payload);
 }
@@ -208,12 +174,12 @@ static int quota_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
     struct gq_load_quota r;
 
-    r.owner_kind = col_text(stmt, 0);
-    r.owner = col_text(stmt, 1);
+    r.owner_kind = gq__col_text(stmt, 0);
+    r.owner = gq__col_text(stmt, 1);
     r.group_index = sqlite3_column_int64(stmt, 2);
     r.flavor_index = sqlite3_column_int64(stmt, 3);
-    r.flavor = col_text(stmt, 4);
-    r.resource = col_text(stmt, 5);
+    r.flavor = gq__col_text(stmt, 4);
+    r.resource = gq__col_text(stmt, 5);
     r.nominal = sqlite3_column_int64(stmt, 6);
     r.has_borrowing_limit = sqlite3_column_type(stmt, 7) != SQLITE_NULL;
     r.borrowing_limit = sqlite3_column_int64(stmt, 7);
@@ -243,8 +209,8 @@ struct lq_fn {
 /* Columns: namespace, name, cluster_queue, stop_policy. */
 static int lq_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_local_queue r = {col_text(stmt, 0), col_text(stmt, 1), col_text(stmt, 2),
-                                    col_text(stmt, 3)};
+    struct gq_load_local_queue r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2),
+                                    gq__col_text(stmt, 3)};
 
     return ((const struct lq_fn *)fn)->fn(&r, payload);
 }
@@ -275,17 +241,17 @@ static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
     struct gq_load_workload r;
 
     r.id = sqlite3_column_int64(stmt, 0);
-    r.uid = col_text(stmt, 1);
-    r.ns = col_text(stmt, 2);
-    r.name = col_text(stmt, 3);
-    r.job_name = col_text(stmt, 4);
-    r.local_queue = col_text(stmt, 5);
-    r.cluster_queue = col_text(stmt, 6);
+    r.uid = gq__col_text(stmt, 1);
+    r.ns = gq__col_text(stmt, 2);
+    r.name = gq__col_text(stmt, 3);
+    r.job_name = gq__col_text(stmt, 4);
+    r.local_queue = gq__col_text(stmt, 5);
+    r.cluster_queue = gq__col_text(stmt, 6);
     r.priority = sqlite3_column_int64(stmt, 7);
-    r.state = col_text(stmt, 8);
-    r.reason = col_text(stmt, 9);
-    r.message = col_text(stmt, 10);
-    r.podsets = col_text(stmt, 11);
+    r.state = gq__col_text(stmt, 8);
+    r.reason = gq__col_text(stmt, 9);
+    r.message = gq__col_text(stmt, 10);
+    r.podsets = gq__col_text(stmt, 11);
     r.queued_at = sqlite3_column_int64(stmt, 12);
     r.reserved_at = sqlite3_column_int64(stmt, 13); /* 0 for NULL */
     r.evicted = sqlite3_column_type(stmt, 14) != SQLITE_NULL;
@@ -313,8 +279,8 @@ struct usage_fn {
 /* Columns: workload_id, flavor, resource, amount. */
 static int usage_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_usage r = {sqlite3_column_int64(stmt, 0), col_text(stmt, 1),
-                              col_text(stmt, 2), sqlite3_column_int64(stmt, 3)};
+    struct gq_load_usage r = {sqlite3_column_int64(stmt, 0), gq__col_text(stmt, 1),
+                              gq__col_text(stmt, 2), sqlite3_column_int64(stmt, 3)};
 
     return ((const struct usage_fn *)fn)->fn(&r, payload);
 }
@@ -342,8 +308,8 @@ static int failed_row(sqlite3_stmt *stmt, const void *fn, void *payload)
     struct gq_load_failed r;
 
     r.workload_id = sqlite3_column_int64(stmt, 0);
-    r.flavor = col_text(stmt, 1);
-    n = col_text(stmt, 2); /* as text, so any JSON value reads as it always has */
+    r.flavor = gq__col_text(stmt, 1);
+    n = gq__col_text(stmt, 2); /* as text, so any JSON value reads as it always has */
     r.attempts = n ? strtoll(n, NULL, 10) : 0;
     return ((const struct failed_fn *)fn)->fn(&r, payload);
 }
@@ -386,7 +352,7 @@ int gq__store_load_checked_workloads(struct gq_store *st, gq__load_id_fn fn, voi
 static int text_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
     char **out = payload;
-    const char *v = col_text(stmt, 0);
+    const char *v = gq__col_text(stmt, 0);
 
     (void)fn;
     free(*out);
@@ -398,11 +364,11 @@ static int text_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 static int one_text(struct gq_store *st, const char *sql, const char *shape, const char *p1,
                     const char *p2, char **out, gq_error *err)
 {
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = NULL;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, p1);
     if (p2)

@@ -20,75 +20,13 @@
 #include "store_int.h"
 #include "store_provision.h"
 
-/* ------------------------------------------------------------------ cursor */
-
-/* A statement being read: cached (reset when done) or its own (finalized). */
-struct cursor {
-    sqlite3_stmt *stmt;
-    bool own;
-};
-
-static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
-{
-    int rc;
-
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
-        return rc;
-    c->stmt = gq__store_cached(st, sql);
-    c->own = !c->stmt;
-    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-static void close_cursor(struct cursor *c)
-{
-    if (c->own) {
-        sqlite3_finalize(c->stmt);
-    } else {
-        sqlite3_reset(c->stmt);
-        sqlite3_clear_bindings(c->stmt);
-    }
-    c->stmt = NULL;
-}
-
-/* Reads the row stmt stands on into the caller's payload; non-zero stops. */
-typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload, gq_error *err);
-
-/* Step c to the end: each row checked against shape, then given to fn. Closes c. */
-static int each_row(struct gq_store *st, struct cursor *c, const char *shape, row_fn fn,
-                    void *payload, gq_error *err)
-{
-    int rc;
-
-    while ((rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
-        /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
-            rc = fn(c->stmt, payload, err);
-        if (rc != 0) {
-            close_cursor(c);
-            return rc;
-        }
-    }
-    close_cursor(c);
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-/* Column i as text (NULL for SQL NULL). */
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
-}
-
 /* ---------------------------------------------------------------- one text */
 
 /* Column 0 into *(char **)payload, replacing an earlier row's (NULL for SQL NULL). */
 static int text_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 {
     char **out = payload;
-    const char *v = col_text(stmt, 0);
+    const char *v = gq__col_text(stmt, 0);
 
     free(*out);
     if (!(*out = v ? strdup(v) : NULL) && v)
@@ -100,17 +38,17 @@ static int text_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 static int one_text(struct gq_store *st, const char *sql, const char *shape, const char *key,
                     int64_t id, char **out, gq_error *err)
 {
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = NULL;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     if (key)
         gq__bind_text(c.stmt, 1, key);
     else
         sqlite3_bind_int64(c.stmt, 1, id);
-    if ((rc = each_row(st, &c, shape, text_row, out, err)) != GQ_OK) {
+    if ((rc = gq__store_each_row(st, &c, shape, false, 0, text_row, out, err)) != GQ_OK) {
         free(*out);
         *out = NULL;
     }
@@ -147,7 +85,7 @@ static int ready_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
     bool *ready = payload;
 
     (void)err;
-    *ready = *ready && strcmp(col_text(stmt, 0), "Ready") == 0;
+    *ready = *ready && strcmp(gq__col_text(stmt, 0), "Ready") == 0;
     return GQ_OK;
 }
 
@@ -155,14 +93,14 @@ int gq__store_checks_all_ready(struct gq_store *st, int64_t workload_id, bool *o
                                gq_error *err)
 {
     static const char sql[] = "SELECT state FROM workload_checks WHERE workload_id = ?1";
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = true;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     sqlite3_bind_int64(c.stmt, 1, workload_id);
-    return each_row(st, &c, "workload_checks:T", ready_row, out, err);
+    return gq__store_each_row(st, &c, "workload_checks:T", false, 0, ready_row, out, err);
 }
 
 struct spec_walk {
@@ -175,7 +113,7 @@ static int spec_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
     struct spec_walk *w = payload;
 
     (void)err;
-    return w->fn(col_text(stmt, 0), w->payload);
+    return w->fn(gq__col_text(stmt, 0), w->payload);
 }
 
 int gq__store_timeout_configs(struct gq_store *st, gq__spec_fn fn, void *payload,
@@ -185,12 +123,12 @@ int gq__store_timeout_configs(struct gq_store *st, gq__spec_fn fn, void *payload
         "SELECT spec FROM provisioning_configs WHERE json_extract(spec, "
         "'$.metadata.annotations.\"" GQ_PROVISIONING_TIMEOUT_ANNOTATION "\"') IS NOT NULL";
     struct spec_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
-    return each_row(st, &c, "provisioning_configs:T", spec_row, &w, err);
+    return gq__store_each_row(st, &c, "provisioning_configs:T", false, 0, spec_row, &w, err);
 }
 
 /* ---------------------------------------------------------------- requests */
@@ -244,18 +182,18 @@ static struct gq_provreq_sync *sync_add(struct gq_provreq_syncs *rows)
 static int sync_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 {
     struct gq_provreq_sync *r = sync_add(payload);
-    const char *status = col_text(stmt, 3), *message = col_text(stmt, 5);
+    const char *status = gq__col_text(stmt, 3), *message = gq__col_text(stmt, 5);
 
     if (!r)
         return gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     r->workload_id = sqlite3_column_int64(stmt, 0);
-    r->check = strdup(col_text(stmt, 1));
+    r->check = strdup(gq__col_text(stmt, 1));
     r->attempt = (int32_t)sqlite3_column_int64(stmt, 2);
     r->status = status ? strdup(status) : NULL;
-    r->state = strdup(col_text(stmt, 4));
+    r->state = strdup(gq__col_text(stmt, 4));
     r->message = strdup(message ? message : "");
     r->retry_count = (int32_t)sqlite3_column_int64(stmt, 6);
-    r->name = strdup(col_text(stmt, 7));
+    r->name = strdup(gq__col_text(stmt, 7));
     r->id = sqlite3_column_int64(stmt, 8);
     r->created_at = sqlite3_column_int64(stmt, 9);
     if (!r->check || (status && !r->status) || !r->state || !r->message || !r->name)
@@ -267,15 +205,15 @@ static int sync_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 static int sync_rows(struct gq_store *st, const char *sql, const int64_t *before,
                      struct gq_provreq_syncs *out, gq_error *err)
 {
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     if (before)
         sqlite3_bind_int64(c.stmt, 1, *before);
-    if ((rc = each_row(st, &c, SYNC_SHAPE, sync_row, out, err)) != GQ_OK)
+    if ((rc = gq__store_each_row(st, &c, SYNC_SHAPE, false, 0, sync_row, out, err)) != GQ_OK)
         gq__store_provreq_syncs_clear(out);
     return rc;
 }

@@ -20,79 +20,12 @@
 #include "store_int.h"
 #include "store_render.h"
 
-/* ------------------------------------------------------------------ cursor */
-
-/* A statement being read: cached (reset when done) or its own (finalized). */
-struct cursor {
-    sqlite3_stmt *stmt;
-    bool own;
-};
-
-static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
-{
-    int rc;
-
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
-        return rc;
-    c->stmt = gq__store_cached(st, sql);
-    c->own = !c->stmt;
-    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-static void close_cursor(struct cursor *c)
-{
-    if (c->own) {
-        sqlite3_finalize(c->stmt);
-    } else {
-        sqlite3_reset(c->stmt);
-        sqlite3_clear_bindings(c->stmt);
-    }
-    c->stmt = NULL;
-}
-
-/* Reads the row stmt stands on into the caller's payload; non-zero stops. */
-typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload, gq_error *err);
-
-/*
- * Step c until the end or max rows (0: no limit): each row checked against
- * shape (NULL: none), then given to fn. Closes c.
- */
-static int each_row(struct gq_store *st, struct cursor *c, const char *shape, size_t max,
-                    row_fn fn, void *payload, gq_error *err)
-{
-    size_t n = 0;
-    int rc = SQLITE_DONE;
-
-    while ((max == 0 || n < max) && (rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
-        n++;
-        /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
-            rc = fn(c->stmt, payload, err);
-        if (rc != 0) {
-            close_cursor(c);
-            return rc;
-        }
-    }
-    close_cursor(c);
-    if (max && n == max)
-        return GQ_OK;
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-/* Column i as text (NULL for SQL NULL). */
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
-}
+/* -------------------------------------------------------------- columns */
 
 /* Column i as a malloc'd copy into *out (NULL for SQL NULL); -1 on ENOMEM. */
 static int col_dup(sqlite3_stmt *s, int i, char **out)
 {
-    const char *v = col_text(s, i);
+    const char *v = gq__col_text(s, i);
 
     *out = v ? strdup(v) : NULL;
     return v && !*out ? -1 : 0;
@@ -115,14 +48,14 @@ static int first_text_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 int gq__store_flavor_spec(struct gq_store *st, const char *name, char **out, gq_error *err)
 {
     static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = NULL;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, name);
-    if ((rc = each_row(st, &c, NULL, 0, first_text_row, out, err)) != GQ_OK) {
+    if ((rc = gq__store_each_row(st, &c, NULL, false, 0, first_text_row, out, err)) != GQ_OK) {
         free(*out);
         *out = NULL;
     }
@@ -137,8 +70,8 @@ struct requests {
 static int request_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 {
     struct requests *q = payload;
-    struct gq__release_request r = {col_text(stmt, 0), col_text(stmt, 1), col_text(stmt, 2),
-                                    col_text(stmt, 3)};
+    struct gq__release_request r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2),
+                                    gq__col_text(stmt, 3)};
 
     return q->fn(&r, q->payload, err);
 }
@@ -155,13 +88,13 @@ int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__releas
         "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
         "ORDER BY p.check_name, p.attempt";
     struct requests q = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, wuid);
-    return each_row(st, &c, "provisioning_requests:TTtt", 0, request_row, &q, err);
+    return gq__store_each_row(st, &c, "provisioning_requests:TTtt", false, 0, request_row, &q, err);
 }
 
 /* ----------------------------------------------------------------- outbox */
@@ -260,15 +193,15 @@ static int read_items(struct gq_store *st, const char *sql, const enum field *fi
                       struct gq__outbox_items *out, gq_error *err)
 {
     struct items q = {fields, 0, out};
-    struct cursor c;
+    struct gq__cursor c;
     int i, rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     for (i = 0; i < nparams; i++)
         sqlite3_bind_int64(c.stmt, i + 1, nums[i]);
-    if ((rc = each_row(st, &c, NULL, max, item_row, &q, err)) != GQ_OK)
+    if ((rc = gq__store_each_row(st, &c, NULL, false, max, item_row, &q, err)) != GQ_OK)
         gq__outbox_items_free(out);
     return rc;
 }

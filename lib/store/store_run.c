@@ -43,72 +43,12 @@
     " BETWEEN -started_at AND " TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL      \
     " END)"
 
-/* ------------------------------------------------------------------ cursor */
-
-/* A statement being read: cached (reset when done) or its own (finalized). */
-struct cursor {
-    sqlite3_stmt *stmt;
-    bool own;
-};
-
-static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
-{
-    int rc;
-
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
-        return rc;
-    c->stmt = gq__store_cached(st, sql);
-    c->own = !c->stmt;
-    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-static void close_cursor(struct cursor *c)
-{
-    if (c->own) {
-        sqlite3_finalize(c->stmt);
-    } else {
-        sqlite3_reset(c->stmt);
-        sqlite3_clear_bindings(c->stmt);
-    }
-    c->stmt = NULL;
-}
-
-/* Reads one row of stmt into the caller's struct and hands it on; non-zero stops. */
-typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload);
-
-/* Step c to the end, each row checked against shape (NULL: not checked), then given to fn. */
-static int each_row(struct gq_store *st, struct cursor *c, const char *shape, row_fn fn,
-                    void *payload, gq_error *err)
-{
-    int rc;
-
-    while ((rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
-        /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, c->stmt, shape, false, err)) == GQ_OK)
-            rc = fn(c->stmt, payload);
-        if (rc != 0) {
-            close_cursor(c);
-            return rc;
-        }
-    }
-    close_cursor(c);
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-/* Column i as text (NULL for SQL NULL). */
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
-}
+/* -------------------------------------------------------------- columns */
 
 /* Column i read as text, then as a number the way strtoll reads it; dflt for NULL. */
 static int64_t col_num(sqlite3_stmt *s, int i, int64_t dflt)
 {
-    const char *t = col_text(s, i);
+    const char *t = gq__col_text(s, i);
 
     return t ? strtoll(t, NULL, 10) : dflt;
 }
@@ -134,13 +74,14 @@ struct request_walk {
     void *payload;
 };
 
-static int request_row(sqlite3_stmt *s, void *payload)
+static int request_row(sqlite3_stmt *s, void *payload, gq_error *err)
 {
+    (void)err;
     struct request_walk *w = payload;
     struct gq_run_request p = {
-        col_num(s, 0, 0),  col_num(s, 10, 0), col_text(s, 1), col_text(s, 2),
-        col_text(s, 3),    col_text(s, 4),    col_text(s, 5), col_text(s, 6),
-        col_text(s, 7),    col_text(s, 8),    col_text(s, 9),
+        col_num(s, 0, 0),  col_num(s, 10, 0), gq__col_text(s, 1), gq__col_text(s, 2),
+        gq__col_text(s, 3),    gq__col_text(s, 4),    gq__col_text(s, 5), gq__col_text(s, 6),
+        gq__col_text(s, 7),    gq__col_text(s, 8),    gq__col_text(s, 9),
     };
 
     return w->fn(&p, w->payload);
@@ -154,13 +95,13 @@ int gq__store_run_requests(struct gq_store *st, gq__run_request_fn fn, void *pay
         "w.state, w.id FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
         "WHERE p.deleted_at IS NULL ORDER BY p.id";
     struct request_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     /* A NULL where none can be would reach strtoll or read as out of memory. */
-    return each_row(st, &c, "provisioning_requests:#TTTTTTttTI", request_row, &w, err);
+    return gq__store_each_row(st, &c, "provisioning_requests:#TTTTTTttTI", false, 0, request_row, &w, err);
 }
 
 /* -------------------------------------------------------------- workloads */
@@ -170,11 +111,12 @@ struct workload_walk {
     void *payload;
 };
 
-static int workload_row(sqlite3_stmt *s, void *payload)
+static int workload_row(sqlite3_stmt *s, void *payload, gq_error *err)
 {
+    (void)err;
     struct workload_walk *w = payload;
-    struct gq_run_workload x = {col_num(s, 0, 0), col_text(s, 1), col_text(s, 2),
-                                col_text(s, 3),   col_text(s, 4), col_num(s, 5, -1)};
+    struct gq_run_workload x = {col_num(s, 0, 0), gq__col_text(s, 1), gq__col_text(s, 2),
+                                gq__col_text(s, 3),   gq__col_text(s, 4), col_num(s, 5, -1)};
 
     return w->fn(&x, w->payload);
 }
@@ -193,14 +135,14 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
         "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
     const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
     struct workload_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     bind_params(c.stmt, now_ms, default_ms, which == GQ_RUN_LIVE ? 0 : 2);
     /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
-    return each_row(st, &c, "workloads:#TTTT", workload_row, &w, err);
+    return gq__store_each_row(st, &c, "workloads:#TTTT", false, 0, workload_row, &w, err);
 }
 
 /* --------------------------------------------------------------- pod sets */
@@ -210,11 +152,12 @@ struct podset_walk {
     void *payload;
 };
 
-static int podset_row(sqlite3_stmt *s, void *payload)
+static int podset_row(sqlite3_stmt *s, void *payload, gq_error *err)
 {
+    (void)err;
     struct podset_walk *w = payload;
-    struct gq_run_podset ps = {col_num(s, 0, 0),  col_text(s, 1), col_num(s, 2, 1),
-                               col_num(s, 3, 0),  col_text(s, 4), col_text(s, 5),
+    struct gq_run_podset ps = {col_num(s, 0, 0),  gq__col_text(s, 1), col_num(s, 2, 1),
+                               col_num(s, 3, 0),  gq__col_text(s, 4), gq__col_text(s, 5),
                                col_num(s, 6, 0)};
 
     return w->fn(&ps, w->payload);
@@ -235,20 +178,21 @@ int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn,
         "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
         "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
     struct podset_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     bind_params(c.stmt, id, 0, 1);
-    return each_row(st, &c, "workloads:#......I", podset_row, &w, err);
+    return gq__store_each_row(st, &c, "workloads:#......I", false, 0, podset_row, &w, err);
 }
 
 /* -------------------------------------------------------------- what's due */
 
 /* The one value of the row, read as text then through strtoll; 0 for NULL. */
-static int min_row(sqlite3_stmt *s, void *payload)
+static int min_row(sqlite3_stmt *s, void *payload, gq_error *err)
 {
+    (void)err;
     *(int64_t *)payload = col_num(s, 0, 0);
     return 0;
 }
@@ -257,14 +201,14 @@ static int min_row(sqlite3_stmt *s, void *payload)
 static int min_of(struct gq_store *st, const char *sql, int64_t now_ms, int64_t default_ms, int n,
                   int64_t *out, gq_error *err)
 {
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = 0;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     bind_params(c.stmt, now_ms, default_ms, n);
-    return each_row(st, &c, NULL, min_row, out, err);
+    return gq__store_each_row(st, &c, NULL, false, 0, min_row, out, err);
 }
 
 int gq__store_run_due(struct gq_store *st, int64_t now_ms, int64_t default_ms,
@@ -286,11 +230,12 @@ struct flavor_walk {
     void *payload;
 };
 
-static int flavor_row(sqlite3_stmt *s, void *payload)
+static int flavor_row(sqlite3_stmt *s, void *payload, gq_error *err)
 {
+    (void)err;
     struct flavor_walk *w = payload;
 
-    return w->fn(col_text(s, 0), col_text(s, 1), w->payload);
+    return w->fn(gq__col_text(s, 0), gq__col_text(s, 1), w->payload);
 }
 
 int gq__store_run_flavors(struct gq_store *st, gq__run_flavor_fn fn, void *payload, gq_error *err)
@@ -299,10 +244,10 @@ int gq__store_run_flavors(struct gq_store *st, gq__run_flavor_fn fn, void *paylo
         "SELECT f.name, group_concat(l.key || '=' || l.value, char(10)) FROM resource_flavors f, "
         "json_each(f.spec, '$.spec.nodeLabels') l GROUP BY f.name ORDER BY f.name";
     struct flavor_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
-    return each_row(st, &c, "resource_flavors:TT", flavor_row, &w, err);
+    return gq__store_each_row(st, &c, "resource_flavors:TT", false, 0, flavor_row, &w, err);
 }
