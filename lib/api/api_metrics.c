@@ -7,8 +7,10 @@
  * workloads, usage and quotas, counters and histograms from the append-only
  * events table (every workload state change with its time and from/to
  * states), each family one typed read of the store (store_read.h). A scrape
- * is therefore one read transaction: about a dozen statements, the histograms one pass over the workload events (a few per
- * workload: 100,000 workloads scan in well under a second). Series are
+ * is therefore one read transaction: about a dozen statements, each one
+ * grouped pass over what it counts, never one per queue (store_read.c), the
+ * histograms one pass over the workload events (a few per workload: 100,000
+ * workloads scan in well under a second). Series are
  * labelled with the ClusterQueue a workload holds or held quota in
  * (workloads.cluster_queue), or for pending ones the ClusterQueue of their
  * LocalQueue, as `gpuq list` counts them.

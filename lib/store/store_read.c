@@ -1202,10 +1202,17 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
     "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' AND " cond ") x "   \
     "ON x.q = cq.name GROUP BY cq.name ORDER BY cq.name"
 
-/* Count, per ClusterQueue, the workloads holding quota in these states. */
+/*
+ * Count, per ClusterQueue (every one, 0 included), the workloads holding quota
+ * in these states: one walk of workloads_state grouped by queue, each queue
+ * finding its count in the materialized groups (0 when in none). A subquery
+ * per ClusterQueue walked every workload in these states once per queue.
+ */
 #define HOLDING(states)                                                                            \
-    "SELECT cq.name, (SELECT count(*) FROM workloads w WHERE w.cluster_queue = cq.name "           \
-    "AND w.state IN " states ") FROM cluster_queues cq ORDER BY cq.name"
+    "WITH h(q, n) AS MATERIALIZED (SELECT cluster_queue, count(*) FROM workloads "                 \
+    "WHERE state IN " states " GROUP BY cluster_queue) "                                           \
+    "SELECT cq.name, coalesce(h.n, 0) FROM cluster_queues cq LEFT JOIN h ON h.q = cq.name "        \
+    "ORDER BY cq.name"
 
 /*
  * Pending workloads are inadmissible, as Kueue's queue manager keeps them
@@ -1213,15 +1220,25 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
  * LocalQueue or ClusterQueue, an inactive queue, a namespace the selector
  * refuses), when either queue is stopped, or while they wait out a backoff.
  * ?1 is now (text: compared through CAST).
+ *
+ * One pass over the pending workloads counts every ClusterQueue's, grouped by
+ * queue and status: each LocalQueue's off workloads_pending_order (CROSS JOIN
+ * keeps the LocalQueue, then its ClusterQueue, outer, which the planner would
+ * not), and each (queue, status) finds its count in the materialized groups,
+ * 0 when in none. A subquery per ClusterQueue and status walked every pending
+ * workload 2,000 times with 1,000 queues.
  */
 static const char pending_sql[] =
-    "SELECT cq.name, s.status, (SELECT count(*) FROM workloads w JOIN local_queues lq "
-    "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
-    "WHERE lq.cluster_queue = cq.name AND w.state = 'pending' AND s.status = "
-    "CASE WHEN coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "
+    "WITH pend(q, status, n) AS MATERIALIZED (SELECT cq.name, CASE WHEN "
+    "coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "
     "OR cq.stop_policy <> 'None' OR coalesce(w.requeue_at, 0) > CAST(?1 AS INTEGER) "
-    "THEN 'inadmissible' ELSE 'active' END) "
-    "FROM cluster_queues cq, (SELECT 'active' AS status UNION ALL SELECT 'inadmissible') s "
+    "THEN 'inadmissible' ELSE 'active' END, count(*) FROM local_queues lq "
+    "CROSS JOIN cluster_queues cq ON cq.name = lq.cluster_queue "
+    "CROSS JOIN workloads w ON w.namespace = lq.namespace AND w.local_queue = lq.name "
+    "WHERE w.state = 'pending' GROUP BY 1, 2) "
+    "SELECT cq.name, s.status, coalesce(pend.n, 0) "
+    "FROM cluster_queues cq CROSS JOIN (SELECT 'active' AS status UNION ALL "
+    "SELECT 'inadmissible') s LEFT JOIN pend ON pend.q = cq.name AND pend.status = s.status "
     "ORDER BY cq.name, s.status";
 
 /* The condition of a type in a request's (valid) status. */
@@ -1232,6 +1249,10 @@ static const char pending_sql[] =
 /*
  * Live ProvisioningRequests per ClusterQueue by their condition, in Kueue's
  * precedence (kueue-semantics.md §3.6); Created: the provider has said nothing yet.
+ * Each request's state is worked out once and counted in groups by queue and
+ * state, each (queue, state) finding its count in them, 0 when in none: a
+ * subquery per ClusterQueue and state read every live request's conditions
+ * 6,000 times with 1,000 queues (4,600 requests: two minutes).
  */
 /* clang-format off */
 static const char provreq_states_sql[] =
@@ -1244,9 +1265,10 @@ static const char provreq_states_sql[] =
     "WHEN " PR_TRUE("Accepted") " THEN 'Accepted' ELSE 'Created' END AS state "
     "FROM pr JOIN workloads w ON w.id = pr.workload_id), "
     "s(i, state) AS (VALUES (0, 'Created'), (1, 'Accepted'), (2, 'Provisioned'), "
-    "(3, 'BookingExpired'), (4, 'CapacityRevoked'), (5, 'Failed')) "
-    "SELECT cq.name, s.state, (SELECT count(*) FROM x WHERE x.q = cq.name AND x.state = s.state) "
-    "FROM cluster_queues cq, s ORDER BY cq.name, s.i";
+    "(3, 'BookingExpired'), (4, 'CapacityRevoked'), (5, 'Failed')), "
+    "n(q, state, c) AS MATERIALIZED (SELECT q, state, count(*) FROM x GROUP BY q, state) "
+    "SELECT cq.name, s.state, coalesce(n.c, 0) FROM cluster_queues cq CROSS JOIN s "
+    "LEFT JOIN n ON n.q = cq.name AND n.state = s.state ORDER BY cq.name, s.i";
 /* clang-format on */
 
 /* Per enum gq_metric_query: the statement and how many label columns precede the value. */
@@ -1277,6 +1299,19 @@ static const struct metric_query {
     [GQ_METRIC_LENDING_LIMIT] = {RESOURCE_SQL(UNITS("q.lending_limit")), 4},
     [GQ_METRIC_PROVREQS] = {provreq_states_sql, 2},
 };
+
+/*
+ * For tests only (tests/test_metrics_scale.c declares it; no header does): the
+ * text of a metric's statement, NULL past the last, so that a test can count
+ * the VM steps it takes on a large database. ?1, where used, is now in ms.
+ */
+const char *gq__store_metric_sql(int which);
+const char *gq__store_metric_sql(int which)
+{
+    if (which < 0 || (unsigned)which >= sizeof(metric_queries) / sizeof(metric_queries[0]))
+        return NULL;
+    return metric_queries[which].sql;
+}
 
 struct metric_walk {
     int nlabels;
