@@ -26,74 +26,35 @@
 
 /* ------------------------------------------------------------------ cursor */
 
-/* A statement being read: cached (reset when done) or its own (finalized). */
-struct cursor {
-    sqlite3_stmt *stmt;
-    bool own;
-};
-
-static int open_cursor(struct gq_store *st, const char *sql, struct cursor *c, gq_error *err)
-{
-    int rc;
-
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
-        return rc;
-    c->stmt = gq__store_cached(st, sql);
-    c->own = !c->stmt;
-    if (c->own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &c->stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
-}
-
-static void close_cursor(struct cursor *c)
-{
-    if (c->own) {
-        sqlite3_finalize(c->stmt);
-    } else {
-        sqlite3_reset(c->stmt);
-        sqlite3_clear_bindings(c->stmt);
-    }
-    c->stmt = NULL;
-}
-
 /* Reads one row of stmt into the caller's struct and hands it on; non-zero stops. */
 typedef int (*row_fn)(sqlite3_stmt *stmt, void *payload);
 
-/*
- * Step c to the end: each row checked against shape (NULL: not checked;
- * typed: text columns must not be integers, see struct gq__query), then
- * given to fn. Closes c.
- */
-static int each_row(struct gq_store *st, struct cursor *c, const char *shape, bool typed,
-                    row_fn fn, void *payload, gq_error *err)
-{
-    int rc;
+struct row_walk {
+    row_fn fn;
+    void *payload;
+};
 
-    while ((rc = sqlite3_step(c->stmt)) == SQLITE_ROW) {
-        /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, c->stmt, shape, typed, err)) == GQ_OK)
-            rc = fn(c->stmt, payload);
-        if (rc != 0) {
-            close_cursor(c);
-            return rc;
-        }
-    }
-    close_cursor(c);
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
+static int row_shim(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    const struct row_walk *w = payload;
+
+    (void)err;
+    return w->fn(stmt, w->payload);
 }
 
-/* Column i as text (NULL for SQL NULL). */
-static const char *col_text(sqlite3_stmt *s, int i)
+/* Step c to the end through fn (gq__store_each_row). Closes c. */
+static int each_row(struct gq_store *st, struct gq__cursor *c, const char *shape, bool typed,
+                    row_fn fn, void *payload, gq_error *err)
 {
-    return (const char *)sqlite3_column_text(s, i);
+    struct row_walk w = {fn, payload};
+
+    return gq__store_each_row(st, c, shape, typed, 0, row_shim, &w, err);
 }
 
 /* Column i of a typed read as text: NULL for an integer, as gq__store_query_typed gives it. */
 static const char *col_typed_text(sqlite3_stmt *s, int i)
 {
-    return sqlite3_column_type(s, i) == SQLITE_INTEGER ? NULL : col_text(s, i);
+    return sqlite3_column_type(s, i) == SQLITE_INTEGER ? NULL : gq__col_text(s, i);
 }
 
 /* Column i of a typed read as an integer: 0 for anything else. */
@@ -105,7 +66,7 @@ static int64_t col_int(sqlite3_stmt *s, int i)
 /* Column i read as text, then as a number the way strtoll reads it (0 for NULL). */
 static int64_t col_num(sqlite3_stmt *s, int i)
 {
-    const char *t = col_text(s, i);
+    const char *t = gq__col_text(s, i);
 
     return t ? strtoll(t, NULL, 10) : 0;
 }
@@ -121,7 +82,7 @@ static int text_row(sqlite3_stmt *stmt, void *payload)
 {
     struct text_walk *w = payload;
 
-    return w->fn(col_text(stmt, 0), w->payload);
+    return w->fn(gq__col_text(stmt, 0), w->payload);
 }
 
 /* The first column of each row of sql, ?1 bound to p1. */
@@ -129,10 +90,10 @@ static int text_rows(struct gq_store *st, const char *sql, const char *p1, gq__t
                      void *payload, gq_error *err)
 {
     struct text_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, p1);
     return each_row(st, &c, NULL, false, text_row, &w, err);
@@ -174,11 +135,11 @@ static int count_row(sqlite3_stmt *stmt, void *payload)
 int gq__store_event_count(struct gq_store *st, const char *uid, int64_t *out, gq_error *err)
 {
     static const char sql[] = "SELECT count(*) FROM events WHERE uid = ?1";
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     *out = 0;
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, uid);
     return each_row(st, &c, NULL, false, count_row, out, err);
@@ -194,10 +155,10 @@ static int event_row(sqlite3_stmt *stmt, void *payload)
     struct event_walk *w = payload;
     struct gq_event_row e;
 
-    e.type = col_text(stmt, 0);
-    e.reason = col_text(stmt, 1);
+    e.type = gq__col_text(stmt, 0);
+    e.reason = gq__col_text(stmt, 1);
     e.at_ms = col_num(stmt, 2);
-    e.message = col_text(stmt, 3);
+    e.message = gq__col_text(stmt, 3);
     return w->fn(&e, w->payload);
 }
 
@@ -208,10 +169,10 @@ int gq__store_events_of(struct gq_store *st, const char *uid, gq__event_fn fn, v
         "SELECT type, reason, at, " ONE_LINE("trim(message)") " FROM events WHERE uid = ?1 "
                                                               "ORDER BY at, id";
     struct event_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, uid);
     return each_row(st, &c, NULL, false, event_row, &w, err);
@@ -227,9 +188,9 @@ static int tree_row(sqlite3_stmt *stmt, void *payload)
     struct tree_walk *w = payload;
     struct gq_json_node n;
 
-    n.key = col_text(stmt, 0);
-    n.type = col_text(stmt, 1);
-    n.value = col_text(stmt, 2);
+    n.key = gq__col_text(stmt, 0);
+    n.type = gq__col_text(stmt, 1);
+    n.value = gq__col_text(stmt, 2);
     n.id = col_num(stmt, 3);
     n.top = sqlite3_column_type(stmt, 4) == SQLITE_NULL;
     n.parent = col_num(stmt, 4);
@@ -247,10 +208,10 @@ int gq__store_json_tree(struct gq_store *st, const char *json, const char *path,
                     "WHERE ?3 IS NULL OR NOT (fullkey IN ('$.apiVersion', '$.kind', '$.metadata') "
                     "OR path LIKE '$.metadata%')";
     struct tree_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, json);
     gq__bind_text(c.stmt, 2, path);
@@ -355,7 +316,7 @@ static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
 /* Column i copied into *slot; false when out of memory. */
 static bool copy_col(sqlite3_stmt *stmt, int i, char **slot)
 {
-    const char *t = col_text(stmt, i);
+    const char *t = gq__col_text(stmt, i);
 
     *slot = gq__strdup(t);
     return !t || *slot;
@@ -403,7 +364,7 @@ int gq__store_object_detail(struct gq_store *st, enum gq_kind kind, const char *
                             const char *name, struct gq_obj_detail *out, gq_error *err)
 {
     struct detail_walk w = {NULL, out};
-    struct cursor c;
+    struct gq__cursor c;
     size_t i;
     int rc;
 
@@ -413,7 +374,7 @@ int gq__store_object_detail(struct gq_store *st, enum gq_kind kind, const char *
             w.q = &detail_queries[i];
     if (!w.q)
         return gq__error(err, GQ_EINVALID, "cannot describe a %s", gq__kind_resource(kind));
-    if ((rc = open_cursor(st, w.q->sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, w.q->sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, name);
     if (kind == GQ_KIND_LOCAL_QUEUE)
@@ -436,11 +397,11 @@ static int group_row(sqlite3_stmt *stmt, void *payload)
     struct group_walk *w = payload;
     struct gq_group_row g;
 
-    g.flavor = col_text(stmt, 0);
-    g.resource = col_text(stmt, 1);
-    g.nominal = col_text(stmt, 2);
-    g.borrowing_limit = col_text(stmt, 3);
-    g.lending_limit = col_text(stmt, 4);
+    g.flavor = gq__col_text(stmt, 0);
+    g.resource = gq__col_text(stmt, 1);
+    g.nominal = gq__col_text(stmt, 2);
+    g.borrowing_limit = gq__col_text(stmt, 3);
+    g.lending_limit = gq__col_text(stmt, 4);
     g.usage = col_num(stmt, 5);
     return w->fn(&g, w->payload);
 }
@@ -456,10 +417,10 @@ int gq__store_quota_groups(struct gq_store *st, const char *spec, const char *cl
         "FROM json_each(?1, '$.spec.resourceGroups') g, json_each(g.value, '$.flavors') f, "
         "json_each(f.value, '$.resources') r ORDER BY g.key, f.key, r.key";
     struct group_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, spec);
     gq__bind_text(c.stmt, 2, cluster_queue);
@@ -571,11 +532,11 @@ int gq__store_workload_detail(struct gq_store *st, const char *uid, struct gq_wl
     static const char sql[] =
         "SELECT spec, admission, priority, queued_at, id, evicted_reason, evicted_message, "
         "preempted_reason, evictions, duration_ms FROM workloads WHERE uid = ?1";
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, uid);
     rc = each_row(st, &c, NULL, false, wl_detail_row, out, err);
@@ -594,10 +555,10 @@ static int podset_row(sqlite3_stmt *stmt, void *payload)
     struct podset_walk *w = payload;
     struct gq_podset_row p;
 
-    p.podset = col_text(stmt, 0);
-    p.count = col_text(stmt, 1);
-    p.resource = col_text(stmt, 2);
-    p.per_pod = col_text(stmt, 3);
+    p.podset = gq__col_text(stmt, 0);
+    p.count = gq__col_text(stmt, 1);
+    p.resource = gq__col_text(stmt, 2);
+    p.per_pod = gq__col_text(stmt, 3);
     p.amount = p.per_pod ? col_num(stmt, 4) : 0;
     return w->fn(&p, w->payload);
 }
@@ -612,10 +573,10 @@ int gq__store_workload_podsets(struct gq_store *st, const char *uid, gq__podset_
         "LEFT JOIN json_each(p.value, '$.amounts') a ON a.key = r.key "
         "WHERE w.uid = ?1 ORDER BY p.key, r.key";
     struct podset_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, uid);
     return each_row(st, &c, NULL, false, podset_row, &w, err);
@@ -631,12 +592,12 @@ static int ahead_row(sqlite3_stmt *stmt, void *payload)
     struct ahead_walk *w = payload;
     struct gq_ahead_row a;
 
-    a.ns = col_text(stmt, 0);
-    a.name = col_text(stmt, 1);
+    a.ns = gq__col_text(stmt, 0);
+    a.name = gq__col_text(stmt, 1);
     a.priority = col_num(stmt, 2);
     a.gpus = col_num(stmt, 3);
     a.queued_at = col_num(stmt, 4);
-    a.reason = col_text(stmt, 5);
+    a.reason = gq__col_text(stmt, 5);
     return w->fn(&a, w->payload);
 }
 
@@ -652,10 +613,10 @@ int gq__store_queue_ahead(struct gq_store *st, const char *cluster_queue,
         "(w.queued_at = ?3 AND w.id < ?4)))) ORDER BY w.priority DESC, w.queued_at, w.id "
         "LIMIT 10";
     struct ahead_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, cluster_queue);
     sqlite3_bind_int64(c.stmt, 2, wl->priority);
@@ -674,7 +635,7 @@ struct param_walk {
 static int param_row(sqlite3_stmt *stmt, void *payload)
 {
     struct param_walk *w = payload;
-    struct gq_param_row p = {col_text(stmt, 0), col_text(stmt, 1)};
+    struct gq_param_row p = {gq__col_text(stmt, 0), gq__col_text(stmt, 1)};
 
     return w->fn(&p, w->payload);
 }
@@ -686,10 +647,10 @@ int gq__store_provreq_parameters(struct gq_store *st, const char *spec, gq__para
         "SELECT key || ':', " ONE_LINE("value") " FROM json_each(?1, '$.spec.parameters') "
                                                 "ORDER BY key";
     struct param_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, spec);
     return each_row(st, &c, NULL, false, param_row, &w, err);
@@ -703,7 +664,7 @@ struct pr_podset_walk {
 static int pr_podset_row(sqlite3_stmt *stmt, void *payload)
 {
     struct pr_podset_walk *w = payload;
-    struct gq_pr_podset_row p = {col_text(stmt, 0), col_text(stmt, 1)};
+    struct gq_pr_podset_row p = {gq__col_text(stmt, 0), gq__col_text(stmt, 1)};
 
     return w->fn(&p, w->payload);
 }
@@ -715,10 +676,10 @@ int gq__store_provreq_podsets(struct gq_store *st, const char *spec, gq__pr_pods
         "SELECT p.value ->> '$.podTemplateRef.name', p.value ->> 'count' "
         "FROM json_each(?1, '$.spec.podSets') p ORDER BY p.key";
     struct pr_podset_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, spec);
     return each_row(st, &c, NULL, false, pr_podset_row, &w, err);
@@ -732,8 +693,8 @@ struct condition_walk {
 static int condition_row(sqlite3_stmt *stmt, void *payload)
 {
     struct condition_walk *w = payload;
-    struct gq_condition_row r = {col_text(stmt, 0), col_text(stmt, 1), col_text(stmt, 2),
-                                 col_text(stmt, 3)};
+    struct gq_condition_row r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2),
+                                 gq__col_text(stmt, 3)};
 
     return w->fn(&r, w->payload);
 }
@@ -746,10 +707,10 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
             "coalesce(c.value ->> 'message', '')") " FROM json_each(?1, '$.conditions') c "
                                                    "ORDER BY c.key";
     struct condition_walk w = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, status);
     return each_row(st, &c, NULL, false, condition_row, &w, err);
@@ -826,12 +787,12 @@ int gq__store_workloads(struct gq_store *st, const struct gq_wl_query *q, gq__wl
     struct wl_walk walk = {fn, payload};
     bool paged = q->limit > 0;
     char created[24], id[24], limit[24];
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     if ((unsigned)q->select > GQ_WL_IN_STATE)
         return gq__error(err, GQ_EINVALID, "no workload selection %d", (int)q->select);
-    if ((rc = open_cursor(st, wl_queries[paged][q->select], &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, wl_queries[paged][q->select], &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, q->ns);
     gq__bind_text(c.stmt, 3, q->local_queue);
@@ -868,10 +829,10 @@ static int pos_rows(struct gq_store *st, const char *sql, const char *ns, gq__qu
                     void *payload, gq_error *err)
 {
     struct pos_walk walk = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     if (ns)
         gq__bind_text(c.stmt, 1, ns);
@@ -1017,14 +978,14 @@ static int obj_row(sqlite3_stmt *s, void *payload)
     struct obj_walk *walk = payload;
     struct gq_object_row o;
 
-    o.ns = col_text(s, 0);
-    o.name = col_text(s, 1);
-    o.cluster_queue = col_text(s, 2);
-    o.cohort = col_text(s, 3);
-    o.strategy = col_text(s, 4);
-    o.stop_policy = col_text(s, 5);
-    o.detail = col_text(s, 6);
-    o.inactive = col_text(s, 7);
+    o.ns = gq__col_text(s, 0);
+    o.name = gq__col_text(s, 1);
+    o.cluster_queue = gq__col_text(s, 2);
+    o.cohort = gq__col_text(s, 3);
+    o.strategy = gq__col_text(s, 4);
+    o.stop_policy = gq__col_text(s, 5);
+    o.detail = gq__col_text(s, 6);
+    o.inactive = gq__col_text(s, 7);
     o.pending = col_num(s, 8);
     o.reserving = col_num(s, 9);
     o.admitted = col_num(s, 10);
@@ -1033,7 +994,7 @@ static int obj_row(sqlite3_stmt *s, void *payload)
     o.gpus_per_node = o.pool ? col_num(s, 12) : 0;
     o.min_nodes = o.pool ? col_num(s, 13) : 0;
     o.max_nodes = o.pool ? col_num(s, 14) : 0;
-    o.provisioning_time = o.pool ? col_text(s, 15) : NULL;
+    o.provisioning_time = o.pool ? gq__col_text(s, 15) : NULL;
     o.stockout = o.pool ? col_num(s, 16) : 0;
     return walk->fn(&o, walk->payload);
 }
@@ -1043,12 +1004,12 @@ int gq__store_objects(struct gq_store *st, enum gq_kind kind, const char *ns,
 {
     const struct obj_query *q = obj_query(kind);
     struct obj_walk walk = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     if (!q)
         return gq__error(err, GQ_EINVALID, "cannot list a %s", gq__kind_resource(kind));
-    if ((rc = open_cursor(st, q->sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, q->sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, ns);
     return each_row(st, &c, q->shape, false, obj_row, &walk, err);
@@ -1089,20 +1050,20 @@ static int provreq_row(sqlite3_stmt *s, void *payload)
     struct provreq_walk *walk = payload;
     gq_provreq_info pr;
 
-    pr.namespace = col_text(s, 0);
-    pr.name = col_text(s, 1);
-    pr.uid = col_text(s, 2);
-    pr.workload = col_text(s, 3);
-    pr.check = col_text(s, 4);
+    pr.namespace = gq__col_text(s, 0);
+    pr.name = gq__col_text(s, 1);
+    pr.uid = gq__col_text(s, 2);
+    pr.workload = gq__col_text(s, 3);
+    pr.check = gq__col_text(s, 4);
     pr.attempt = col_num(s, 5);
-    pr.class_name = col_text(s, 6);
-    pr.accepted = col_text(s, 7);
-    pr.provisioned = col_text(s, 8);
-    pr.failed = col_text(s, 9);
-    pr.message = col_text(s, 10);
-    pr.object = col_text(s, 11);
-    pr.templates = col_text(s, 12);
-    pr.status = col_text(s, 13);
+    pr.class_name = gq__col_text(s, 6);
+    pr.accepted = gq__col_text(s, 7);
+    pr.provisioned = gq__col_text(s, 8);
+    pr.failed = gq__col_text(s, 9);
+    pr.message = gq__col_text(s, 10);
+    pr.object = gq__col_text(s, 11);
+    pr.templates = gq__col_text(s, 12);
+    pr.status = gq__col_text(s, 13);
     pr.created_ms = col_num(s, 14);
     return walk->fn(&pr, walk->payload);
 }
@@ -1111,10 +1072,10 @@ int gq__store_provreqs(struct gq_store *st, const char *ns, const char *name, gq
                        void *payload, gq_error *err)
 {
     struct provreq_walk walk = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, provreq_sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, provreq_sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, ns);
     gq__bind_text(c.stmt, 2, name);
@@ -1152,15 +1113,15 @@ static int podtemplate_row(sqlite3_stmt *s, void *payload)
     struct podtemplate_walk *walk = payload;
     gq_podtemplate_info pt;
 
-    pt.namespace = col_text(s, 0);
-    pt.name = col_text(s, 1);
+    pt.namespace = gq__col_text(s, 0);
+    pt.name = gq__col_text(s, 1);
     pt.uid = NULL;
-    pt.provreq = col_text(s, 2);
-    pt.provreq_uid = col_text(s, 3);
-    pt.containers = col_text(s, 4);
-    pt.images = col_text(s, 5);
-    pt.pod_labels = col_text(s, 6);
-    pt.object = col_text(s, 7);
+    pt.provreq = gq__col_text(s, 2);
+    pt.provreq_uid = gq__col_text(s, 3);
+    pt.containers = gq__col_text(s, 4);
+    pt.images = gq__col_text(s, 5);
+    pt.pod_labels = gq__col_text(s, 6);
+    pt.object = gq__col_text(s, 7);
     pt.created_ms = col_num(s, 8);
     return walk->fn(&pt, walk->payload);
 }
@@ -1169,10 +1130,10 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
                            gq_podtemplate_fn fn, void *payload, gq_error *err)
 {
     struct podtemplate_walk walk = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, podtemplate_sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, podtemplate_sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, ns);
     gq__bind_text(c.stmt, 2, name);
@@ -1329,8 +1290,8 @@ static int metric_row(sqlite3_stmt *s, void *payload)
     if (sqlite3_column_count(s) <= w->nlabels)
         return 0;
     for (i = 0; i < w->nlabels; i++)
-        m.labels[i] = col_text(s, i);
-    m.value = col_text(s, w->nlabels);
+        m.labels[i] = gq__col_text(s, i);
+    m.value = gq__col_text(s, w->nlabels);
     return w->fn(&m, w->payload);
 }
 
@@ -1339,13 +1300,13 @@ int gq__store_metric(struct gq_store *st, enum gq_metric_query which, int64_t no
 {
     struct metric_walk w = {0, fn, payload};
     char now[24];
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
     if ((unsigned)which >= sizeof(metric_queries) / sizeof(metric_queries[0]))
         return gq__error(err, GQ_EINVALID, "no metric query %d", (int)which);
     w.nlabels = metric_queries[which].nlabels;
-    if ((rc = open_cursor(st, metric_queries[which].sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, metric_queries[which].sql, &c, err)) != GQ_OK)
         return rc;
     snprintf(now, sizeof(now), "%lld", (long long)now_ms);
     if (sqlite3_bind_parameter_count(c.stmt) >= 1)
@@ -1361,10 +1322,10 @@ struct waits_walk {
 static int wait_row(sqlite3_stmt *s, void *payload)
 {
     struct waits_walk *walk = payload;
-    const char *reserved = col_text(s, 1), *admitted = col_text(s, 2);
+    const char *reserved = gq__col_text(s, 1), *admitted = gq__col_text(s, 2);
     struct gq_wait_row w;
 
-    w.cluster_queue = col_text(s, 0);
+    w.cluster_queue = gq__col_text(s, 0);
     if (!w.cluster_queue || sqlite3_column_type(s, 3) == SQLITE_NULL)
         return 0;
     w.reserved = reserved && strcmp(reserved, "1") == 0;
@@ -1391,10 +1352,10 @@ int gq__store_waits(struct gq_store *st, gq__wait_fn fn, void *payload, gq_error
         "AND e.from_state IN ('pending', 'reserved'))) AND w.cluster_queue IS NOT NULL "
         "AND wait IS NOT NULL ORDER BY w.cluster_queue";
     struct waits_walk walk = {fn, payload};
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     return each_row(st, &c, NULL, false, wait_row, &walk, err);
 }
@@ -1426,7 +1387,7 @@ struct summary_walk {
 static int summary_job_row(sqlite3_stmt *s, void *payload)
 {
     struct summary_walk *w = payload;
-    gq_summary_job j = {col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3),
+    gq_summary_job j = {gq__col_text(s, 0), gq__col_text(s, 1), gq__col_text(s, 2), gq__col_text(s, 3),
                         col_num(s, 4),  col_num(s, 5),  col_num(s, 6),  col_num(s, 7)};
 
     return w->jobs(&j, w->payload);
@@ -1436,7 +1397,7 @@ static int summary_job_row(sqlite3_stmt *s, void *payload)
 static int summary_queue_row(sqlite3_stmt *s, void *payload)
 {
     struct summary_walk *w = payload;
-    gq_summary_queue q = {col_text(s, 0), (uint64_t)col_num(s, 1), (uint64_t)col_num(s, 2),
+    gq_summary_queue q = {gq__col_text(s, 0), (uint64_t)col_num(s, 1), (uint64_t)col_num(s, 2),
                           (uint64_t)col_num(s, 3), (uint64_t)col_num(s, 4)};
 
     return w->queues(&q, w->payload);
@@ -1447,10 +1408,10 @@ static int summary_rows(struct gq_store *st, const char *sql, const char *shape,
                         int64_t now_ms, row_fn fn, struct summary_walk *w, gq_error *err)
 {
     char since[24], now[24];
-    struct cursor c;
+    struct gq__cursor c;
     int rc;
 
-    if ((rc = open_cursor(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     snprintf(since, sizeof(since), "%lld", (long long)since_ms);
     snprintf(now, sizeof(now), "%lld", (long long)now_ms);
