@@ -23,10 +23,8 @@
 #include <gpuqueue.h>
 #include <sqlite3.h>
 
+#include "store_read.h"
 #include "test.h"
-
-/* store_read.c: a metric's statement, NULL past the last (for tests; no header declares it). */
-const char *gq__store_metric_sql(int which);
 
 #define NQUEUES 100
 #define PER_QUEUE 20 /* jobs per LocalQueue, 1 GPU each */

@@ -12,6 +12,7 @@
 
 #include "store.h"
 #include "test.h"
+#include "wl_fixture.h"
 
 static struct gq_store *open_mem(void)
 {
@@ -170,48 +171,6 @@ static void quota_rows(void)
 }
 
 /* ------------------------------------------------------------- workloads */
-
-struct wl_fixture {
-    struct gq_object obj;
-    struct gq_podset ps;
-    struct gq_request rq;
-    struct gq_podset_assignment as;
-    struct gq_kv flavor, usage;
-};
-
-static void job(struct wl_fixture *f, const char *name, const char *admitted_cq)
-{
-    memset(f, 0, sizeof(*f));
-    f->obj.kind = GQ_KIND_JOB;
-    f->obj.meta.namespace = (char *)(uintptr_t) "default";
-    f->obj.meta.name = (char *)(uintptr_t)name;
-    f->obj.u.wl.job_kind = (char *)(uintptr_t) "Job";
-    f->obj.u.wl.job_name = (char *)(uintptr_t)name;
-    f->obj.u.wl.queue = (char *)(uintptr_t) "q";
-    f->obj.u.wl.active = true;
-    f->rq.resource = (char *)(uintptr_t) "nvidia.com/gpu";
-    qty(&f->rq.per_pod, "2");
-    f->ps.name = (char *)(uintptr_t) "main";
-    f->ps.count = 3;
-    f->ps.requests = &f->rq;
-    f->ps.nrequests = 1;
-    f->obj.u.wl.podsets = &f->ps;
-    f->obj.u.wl.npodsets = 1;
-    if (admitted_cq) {
-        f->obj.u.wl.admitted_cq = (char *)(uintptr_t)admitted_cq;
-        f->flavor.key = f->usage.key = (char *)(uintptr_t) "nvidia.com/gpu";
-        f->flavor.value = (char *)(uintptr_t) "a100";
-        f->usage.value = (char *)(uintptr_t) "6";
-        f->as.name = (char *)(uintptr_t) "main";
-        f->as.flavors.v = &f->flavor;
-        f->as.flavors.n = 1;
-        f->as.usage.v = &f->usage;
-        f->as.usage.n = 1;
-        f->as.count = 3;
-        f->obj.u.wl.assignments = &f->as;
-        f->obj.u.wl.nassignments = 1;
-    }
-}
 
 struct insert_args {
     struct gq_wl_write w;

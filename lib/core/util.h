@@ -55,6 +55,15 @@ int gq__parse_duration_ms(const char *s, int64_t *out);
  */
 void gq__format_duration_ms(char *buf, size_t size, int64_t ms, bool compact);
 
+/*
+ * The last moment RFC 3339 (and Kubernetes' timestamps) can write,
+ * 9999-12-31T23:59:59.999Z, and the simulated cluster's clock may reach: a
+ * job whose end falls past it never finishes on its own; a run may not be
+ * asked to go past it.
+ */
+#define GQ__TIME_MAX_MS INT64_C(253402300799999)
+#define GQ__TIME_MAX_SQL "253402300799999" /* the same, for SQL text */
+
 /* Bytes that hold a gq__rfc3339() result, NUL included. */
 #define GQ_RFC3339_BUFSIZE 32
 

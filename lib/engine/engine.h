@@ -37,14 +37,6 @@ int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
                               void *payload, gq_schedule_stats *stats, gq_error *err);
 
 
-/*
- * The last moment the simulated cluster's clock may reach, 9999-12-31T23:59:59.999Z:
- * the last one RFC 3339 (and Kubernetes' timestamps) can write. A job whose end
- * falls past it never finishes on its own; a run may not be asked to go past it.
- */
-#define GQ__TIME_MAX_MS INT64_C(253402300799999)
-#define GQ__TIME_MAX_SQL "253402300799999" /* the same, for SQL text */
-
 /* Build the admission snapshot from the store, inside the caller's transaction. */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);
 

@@ -599,20 +599,6 @@ static int nothing(struct gq_store *st, void *payload, gq_error *err)
     return GQ_OK;
 }
 
-/* Whether the journal holds rows (outside a transaction: a read of its own). */
-static bool journal_pending(struct gq_store *st)
-{
-    static const char sql[] = "SELECT seq FROM journal LIMIT 1";
-    sqlite3_stmt *stmt;
-    int step;
-
-    if (!st->journal_ready || !(stmt = gq__store_stmt(st, sql, NULL)))
-        return false;
-    step = sqlite3_step(stmt);
-    sqlite3_reset(stmt);
-    return step == SQLITE_ROW;
-}
-
 int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *err)
 {
     int rc;
@@ -620,20 +606,22 @@ int gq__store_read(struct gq_store *st, gq__txn_fn fn, void *payload, gq_error *
     /* Inside a caller's transaction, read in its snapshot rather than nest. */
     if (!sqlite3_get_autocommit(st->db))
         return fn(st, payload, err);
-    /*
-     * Decisions still in the engine's journal are folded in first, by a
-     * write transaction of their own; a read-only connection cannot, and
-     * reads the tables as the last fold left them.
-     */
-    if (!st->readonly && journal_pending(st) &&
-        (rc = gq__store_write(st, nothing, NULL, err)) != GQ_OK)
+    /* Decisions still in the engine's journal are folded in first. */
+    if ((rc = gq__store_journal_flush(st, err)) != GQ_OK)
         return rc;
     return run_txn(st, "BEGIN", false, fn, payload, err);
 }
 
+/*
+ * The journal folded by a write transaction of its own, when it holds rows.
+ * A read-only connection cannot: it reads the tables as the last fold left
+ * them. A failure to look is left to the caller's own statements to report.
+ */
 int gq__store_journal_flush(struct gq_store *st, gq_error *err)
 {
-    if (st->readonly || !journal_pending(st))
+    bool any = false;
+
+    if (st->readonly || gq__store_journal_any(st, &any, NULL) != GQ_OK || !any)
         return GQ_OK;
     return gq__store_write(st, nothing, NULL, err);
 }

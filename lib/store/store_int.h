@@ -41,6 +41,8 @@ sqlite3_stmt *gq__store_cached(struct gq_store *st, const char *sql);
  * belongs; inside a transaction, the transaction's start did.
  */
 int gq__store_fold_before_read(struct gq_store *st, gq_error *err);
+/* *any: whether the engine's journal holds rows (store_journal.c). */
+int gq__store_journal_any(struct gq_store *st, bool *any, gq_error *err);
 /*
  * A statement being read by the store's named reads (store_*.c): the cached
  * one of its SQL (reset when done) or one of its own (finalized). Opening

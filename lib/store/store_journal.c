@@ -205,9 +205,27 @@ static int apply(struct gq_store *st, sqlite3_stmt *q, gq_error *err)
     return rc;
 }
 
+int gq__store_journal_any(struct gq_store *st, bool *any, gq_error *err)
+{
+    static const char sql[] = "SELECT seq FROM journal LIMIT 1";
+    sqlite3_stmt *stmt;
+    int step;
+
+    *any = false;
+    if (!st->journal_ready)
+        return GQ_OK;
+    if (!(stmt = gq__store_stmt(st, sql, err)))
+        return err ? err->code : GQ_EIO;
+    step = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return gq__store_sqlerr(st, step, err, "journal");
+    *any = step == SQLITE_ROW;
+    return GQ_OK;
+}
+
 int gq__store_journal_fold(struct gq_store *st, gq_error *err)
 {
-    static const char any_sql[] = "SELECT seq FROM journal LIMIT 1";
     /*
      * By workload, so each row's pages are visited once, in file order; a
      * reason followed by another reason for the same workload is passed over
@@ -220,20 +238,15 @@ int gq__store_journal_fold(struct gq_store *st, gq_error *err)
         "WHERE op <> 3 OR next_op IS NOT 3 ORDER BY workload_id, seq";
     static const char clear_sql[] = "DELETE FROM journal";
     sqlite3_stmt *stmt;
+    bool any;
     int rc, step;
 
-    if (!st->journal_ready)
-        return GQ_OK;
-    if (!(stmt = gq__store_stmt(st, any_sql, err)))
-        return err ? err->code : GQ_EIO;
-    step = sqlite3_step(stmt);
-    sqlite3_reset(stmt);
-    if (step == SQLITE_DONE) {
+    if ((rc = gq__store_journal_any(st, &any, err)) != GQ_OK)
+        return rc;
+    if (!any) {
         st->journal_rows = 0;
         return GQ_OK;
     }
-    if (step != SQLITE_ROW)
-        return gq__store_sqlerr(st, step, err, "journal");
     /*
      * Its own statement: applying a row steps the cached statements of
      * gq__store_reserve and the others, while this one is still open.

@@ -1261,12 +1261,6 @@ static const struct metric_query {
     [GQ_METRIC_PROVREQS] = {provreq_states_sql, 2},
 };
 
-/*
- * For tests only (tests/test_metrics_scale.c declares it; no header does): the
- * text of a metric's statement, NULL past the last, so that a test can count
- * the VM steps it takes on a large database. ?1, where used, is now in ms.
- */
-const char *gq__store_metric_sql(int which);
 const char *gq__store_metric_sql(int which)
 {
     if (which < 0 || (unsigned)which >= sizeof(metric_queries) / sizeof(metric_queries[0]))

@@ -347,4 +347,11 @@ int gq__store_summary_jobs(struct gq_store *st, int64_t since_ms, int64_t now_ms
 int gq__store_summary_queues(struct gq_store *st, int64_t since_ms, int64_t now_ms,
                              gq_summary_queue_fn fn, void *payload, gq_error *err);
 
+/*
+ * For tests only (tests/test_metrics_scale.c): the text of a metric's
+ * statement, NULL past the last, so that a test can count the VM steps it
+ * takes on a large database. ?1, where used, is now in ms.
+ */
+const char *gq__store_metric_sql(int which);
+
 #endif

@@ -23,12 +23,7 @@
 #include "error.h"
 #include "store_int.h"
 #include "store_run.h"
-
-/*
- * The last moment the clock can show (9999-12-31T23:59:59.999Z, the
- * engine's GQ__TIME_MAX_MS) as SQL text.
- */
-#define TIME_MAX_SQL "253402300799999"
+#include "util.h"
 
 /*
  * When a running workload's job ends (?2: the default duration): NULL, never
@@ -39,8 +34,8 @@
  */
 #define DURATION_SQL "coalesce(duration_ms, ?2)"
 #define END_SQL                                                                                   \
-    "(CASE WHEN started_at BETWEEN 0 AND " TIME_MAX_SQL " AND " DURATION_SQL                      \
-    " BETWEEN -started_at AND " TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL      \
+    "(CASE WHEN started_at BETWEEN 0 AND " GQ__TIME_MAX_SQL " AND " DURATION_SQL                      \
+    " BETWEEN -started_at AND " GQ__TIME_MAX_SQL " - started_at THEN started_at + " DURATION_SQL      \
     " END)"
 
 /* -------------------------------------------------------------- columns */

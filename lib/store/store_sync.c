@@ -37,41 +37,29 @@ static void copy_row(sqlite3_stmt *stmt, struct gq_sync_record *out)
     snprintf(out->uid, sizeof(out->uid), "%s", uid ? uid : "");
 }
 
+static int record_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    (void)err;
+    if (payload)
+        copy_row(stmt, payload);
+    return 0;
+}
+
 /*
  * Run sql with params bound as text, each row (when out is not NULL) copied
  * into *out, so that the last row is the one kept.
  */
-static int run(struct gq_store *st,
-               const char *sql,
-               const char *const *params,
-               int nparams,
-               struct gq_sync_record *out,
-               gq_error *err)
+static int run(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+               struct gq_sync_record *out, gq_error *err)
 {
-    sqlite3_stmt *stmt;
-    bool own;
+    struct gq__cursor c;
     int i, rc;
 
-    if ((rc = gq__store_fold_before_read(st, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
-    stmt = gq__store_cached(st, sql);
-    own = !stmt;
-    if (own && (rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL)) != SQLITE_OK)
-        return gq__store_sqlerr(st, rc, err, "query");
     for (i = 0; i < nparams; i++)
-        gq__bind_text(stmt, i + 1, params[i]);
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        if (out)
-            copy_row(stmt, out);
-    if (own) {
-        sqlite3_finalize(stmt);
-    } else {
-        sqlite3_reset(stmt);
-        sqlite3_clear_bindings(stmt);
-    }
-    if (rc != SQLITE_DONE)
-        return gq__store_sqlerr(st, rc, err, "query");
-    return GQ_OK;
+        gq__bind_text(c.stmt, i + 1, params[i]);
+    return gq__store_each_row(st, &c, NULL, false, 0, record_row, out, err);
 }
 
 static void record_clear(struct gq_sync_record *r)
