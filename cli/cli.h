@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include <gpuqueue.h>
+#include <gpuqueue/tool.h>
 
 #include "exit.h"
 

@@ -51,6 +51,7 @@
 #include <microhttpd.h>
 
 #include <gpuqueue.h>
+#include <gpuqueue/tool.h>
 
 #include "http.h"
 

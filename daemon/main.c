@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include <gpuqueue.h>
+#include <gpuqueue/tool.h>
 
 #include "daemon.h"
 #include "http.h"

@@ -1,9 +1,15 @@
 /*
  * test_header.c: <gpuqueue.h> stands alone: it compiles first in a
  * translation unit under -Wpedantic -Werror, and its tables agree with
- * themselves (every error code has a name and a text).
+ * themselves (every error code has a name and a text); it does not bring in
+ * the unstable <gpuqueue/tool.h> (test_tool_header.c has that one alone).
  */
 #include <gpuqueue.h>
+
+/* The unstable helpers stay out of the stable header (lib/README.md, "API stability"). */
+#ifdef GPUQUEUE_TOOL_H
+#error "<gpuqueue.h> includes the unstable <gpuqueue/tool.h>"
+#endif
 
 #include <string.h>
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "gpuqueue.h"
+#include "gpuqueue/tool.h"
 #include "test.h"
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))

@@ -5,6 +5,7 @@
 #define GQ_API_H
 
 #include "gpuqueue/db.h"
+#include "gpuqueue/tool.h"
 #include "handle.h"
 #include "model.h"
 

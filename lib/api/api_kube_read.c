@@ -21,6 +21,7 @@
 
 #include "api.h" /* gq__describe_escape */
 #include "error.h"
+#include "gpuqueue/tool.h"
 #include "gpuqueue/validate.h"
 #include "kube.h"
 #include "sync.h"

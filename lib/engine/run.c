@@ -38,6 +38,7 @@
 #include "error.h"
 #include "gpuqueue/run.h"
 #include "gpuqueue/schedule.h"
+#include "gpuqueue/tool.h"
 #include "handle.h"
 #include "manifest_load.h"
 #include "nodes.h"

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/simulate.h"
+#include "gpuqueue/tool.h"
 #include "handle.h"
 #include "os.h"
 #include "store.h"

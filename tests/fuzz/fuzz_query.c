@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include <gpuqueue.h>
+#include <gpuqueue/tool.h>
 
 #include "fuzz.h"
 

@@ -17,7 +17,7 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libgpuqueue.so.0" ] || fail "SONAME is '$soname'"
 leaked=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDB]/ {print $3}' | grep -v '^gq_' | head -3)
 [ -z "$leaked" ] || fail "symbols outside gq_ exported: $leaked"
-for f in include/gpuqueue.h bin/gpuq bin/gpuqd; do
+for f in include/gpuqueue.h include/gpuqueue/tool.h bin/gpuq bin/gpuqd; do
     [ -e "$tmp/prefix/$f" ] || fail "$f not installed"
 done
 libdir=$(dirname "$lib")

@@ -123,39 +123,6 @@ GQ_EXTERN int gq_kube_get(const gq_kube_target *t, const char *path, long *statu
  */
 GQ_EXTERN int gq_kube_namespace(const gq_kube_target *t, char **out, gq_error *err);
 
-/**
- * Walk a List the cluster answered (JSON text) as workloads, calling fn for
- * each item filter selects (NULL: all but cancelled), in the List's order.
- * Kueue Workloads (gpuqd's /api/v1/workloads, `gpuq list -o json`) give what
- * gq_workload_list gives. batch/v1 Jobs are read as their workloads:
- * job_kind "Job", name Kueue's workload name, local_queue the queue label;
- * state "finished" with a Complete or Failed condition, else "pending" while
- * suspended, else "admitted" ("running" with active pods), cluster_queue from
- * the gpuq.dev/admission annotation. Other kinds are skipped. Strings are
- * borrowed for the callback; fn's non-zero return stops the walk.
- * @return GQ_OK; GQ_EINVALID when json is not a JSON object; fn's return.
- */
-GQ_EXTERN int gq_kube_workloads(const char *json, const gq_workload_filter *filter,
-                                gq_workload_fn fn, void *payload, gq_error *err);
-
-/**
- * The items of such a List that filter selects, as a List in kubectl's JSON
- * layout (Jobs get back the kind and apiVersion a JobList leaves out).
- * @param[out] out the text; gq_free it
- */
-GQ_EXTERN int gq_kube_list_json(char **out, const char *json, const gq_workload_filter *filter,
-                                gq_error *err);
-
-/**
- * kubectl-describe-style text for a Job in the target's namespace, read as
- * gq_kube_workloads reads it, with its admission and the ProvisioningRequests
- * it owns (label kueue.x-k8s.io/managed=true) and their conditions.
- * @param[out] out the text; gq_free it
- * @return GQ_OK; GQ_ENOTFOUND naming the Job; GQ_EINVALID for a bad name; GQ_EK8S.
- */
-GQ_EXTERN int gq_kube_describe(const gq_kube_target *t, const char *name, char **out,
-                               gq_error *err);
-
 /*
  * The simulated cluster playing the autoscaler against an API server
  * (gpuqd --sim-provisioner), so that the DWS flow can be tried on any

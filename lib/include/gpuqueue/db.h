@@ -292,9 +292,6 @@ GQ_EXTERN int gq_object_list(gq_db *db, const char *resource, const char *namesp
 GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *namespace,
                                const char *name, gq_error *err);
 
-/** Canonical resource name for what a user typed ("cq" -> "clusterqueue"), or NULL. */
-GQ_EXTERN const char *gq_resource_name(const char *word);
-
 /* ------------------------------------------------ provisioning requests */
 
 /*

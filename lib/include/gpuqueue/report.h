@@ -69,16 +69,6 @@ typedef struct gq_report_options {
  */
 GQ_EXTERN int gq_report(char **out, gq_db *db, const gq_report_options *opts, gq_error *err);
 
-/** Whether name is a table gq_report renders as CSV/TSV. */
-GQ_EXTERN bool gq_report_table_is_valid(const char *name);
-
-/**
- * A --since/--until value: an RFC 3339 time ("2026-01-02T03:04:05Z"), "now",
- * or a duration back from now_ms ("90m", "1h30m").
- * @return GQ_OK; GQ_EINVALID naming the text.
- */
-GQ_EXTERN int gq_report_time_parse(const char *text, int64_t now_ms, int64_t *out, gq_error *err);
-
 #ifdef __cplusplus
 }
 #endif

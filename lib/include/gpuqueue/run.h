@@ -110,19 +110,6 @@ typedef int (*gq_summary_queue_fn)(const gq_summary_queue *queue, void *payload)
 GQ_EXTERN int gq_run_summary(gq_db *db, int64_t since_ms, gq_summary_job_fn jobs,
                              gq_summary_queue_fn queues, void *payload, gq_error *err);
 
-/**
- * A duration as Go writes them ("90s", "1h30m", "2.5m") or a bare number of
- * seconds, in milliseconds.
- * @return GQ_OK; GQ_EINVALID naming the text.
- */
-GQ_EXTERN int gq_duration_parse(const char *text, int64_t *ms, gq_error *err);
-
-/** Bytes that always hold a gq_duration_format() result. */
-#define GQ_DURATION_SIZE 40
-
-/** ms the way a person writes it: "45m", "1h30m", "1m30s", "500ms". */
-GQ_EXTERN void gq_duration_format(char *buf, size_t size, int64_t ms);
-
 #ifdef __cplusplus
 }
 #endif

@@ -76,9 +76,6 @@ GQ_EXTERN int gq_simulate(gq_db *db, const gq_simulate_options *opts, gq_run_fn 
 GQ_EXTERN int gq_simulate_compare(char **out, gq_db *const *dbs, const char *const *names,
                                   size_t n, const gq_report_options *opts, gq_error *err);
 
-/** Whether name is a built-in profile. */
-GQ_EXTERN bool gq_simulate_profile_is_builtin(const char *name);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,97 @@
+/*
+ * gpuqueue/tool.h: gpuq's and gpuqd's own helpers for the command line:
+ * parsing and printing durations and times as their flags take them, the
+ * words kubectl accepts for a resource, the names of report tables and
+ * simulation profiles, and reading and printing a cluster's answers the way
+ * `gpuq list` and `gpuq describe` show them.
+ *
+ * UNSTABLE. Unlike the rest of the public API (lib/README.md, "API
+ * stability"), anything here may change or go in any release, with no
+ * change of SONAME: it is exported because gpuq and gpuqd link the shared
+ * library and include nothing but public headers. <gpuqueue.h> does not
+ * include this header; a program that does so takes that risk knowingly.
+ */
+#ifndef GPUQUEUE_TOOL_H
+#define GPUQUEUE_TOOL_H
+
+#include "gpuqueue/common.h"
+#include "gpuqueue/db.h"
+#include "gpuqueue/cluster.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------- durations */
+
+/**
+ * A duration as Go writes them ("90s", "1h30m", "2.5m") or a bare number of
+ * seconds, in milliseconds.
+ * @return GQ_OK; GQ_EINVALID naming the text.
+ */
+GQ_EXTERN int gq_duration_parse(const char *text, int64_t *ms, gq_error *err);
+
+/** Bytes that always hold a gq_duration_format() result. */
+#define GQ_DURATION_SIZE 40
+
+/** ms the way a person writes it: "45m", "1h30m", "1m30s", "500ms". */
+GQ_EXTERN void gq_duration_format(char *buf, size_t size, int64_t ms);
+
+/* ------------------------------------------------------ words and names */
+
+/** Canonical resource name for what a user typed ("cq" -> "clusterqueue"), or NULL. */
+GQ_EXTERN const char *gq_resource_name(const char *word);
+
+/** Whether name is a table gq_report renders as CSV/TSV. */
+GQ_EXTERN bool gq_report_table_is_valid(const char *name);
+
+/**
+ * A --since/--until value: an RFC 3339 time ("2026-01-02T03:04:05Z"), "now",
+ * or a duration back from now_ms ("90m", "1h30m").
+ * @return GQ_OK; GQ_EINVALID naming the text.
+ */
+GQ_EXTERN int gq_report_time_parse(const char *text, int64_t now_ms, int64_t *out, gq_error *err);
+
+/** Whether name is a built-in profile. */
+GQ_EXTERN bool gq_simulate_profile_is_builtin(const char *name);
+
+/* ------------------------------------------------- a cluster's answers */
+
+/**
+ * Walk a List the cluster answered (JSON text) as workloads, calling fn for
+ * each item filter selects (NULL: all but cancelled), in the List's order.
+ * Kueue Workloads (gpuqd's /api/v1/workloads, `gpuq list -o json`) give what
+ * gq_workload_list gives. batch/v1 Jobs are read as their workloads:
+ * job_kind "Job", name Kueue's workload name, local_queue the queue label;
+ * state "finished" with a Complete or Failed condition, else "pending" while
+ * suspended, else "admitted" ("running" with active pods), cluster_queue from
+ * the gpuq.dev/admission annotation. Other kinds are skipped. Strings are
+ * borrowed for the callback; fn's non-zero return stops the walk.
+ * @return GQ_OK; GQ_EINVALID when json is not a JSON object; fn's return.
+ */
+GQ_EXTERN int gq_kube_workloads(const char *json, const gq_workload_filter *filter,
+                                gq_workload_fn fn, void *payload, gq_error *err);
+
+/**
+ * The items of such a List that filter selects, as a List in kubectl's JSON
+ * layout (Jobs get back the kind and apiVersion a JobList leaves out).
+ * @param[out] out the text; gq_free it
+ */
+GQ_EXTERN int gq_kube_list_json(char **out, const char *json, const gq_workload_filter *filter,
+                                gq_error *err);
+
+/**
+ * kubectl-describe-style text for a Job in the target's namespace, read as
+ * gq_kube_workloads reads it, with its admission and the ProvisioningRequests
+ * it owns (label kueue.x-k8s.io/managed=true) and their conditions.
+ * @param[out] out the text; gq_free it
+ * @return GQ_OK; GQ_ENOTFOUND naming the Job; GQ_EINVALID for a bad name; GQ_EK8S.
+ */
+GQ_EXTERN int gq_kube_describe(const gq_kube_target *t, const char *name, char **out,
+                               gq_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
