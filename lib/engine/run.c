@@ -1,21 +1,24 @@
 /*
- * run.c: the embedded default's loop (issue 4; DESIGN.md "engine"): the
- * simulated cluster attached to the local database as the backend the
- * engine hands its side effects to. One step, at one moment of the
- * database's clock, is three transactions:
+ * run.c: the embedded default (issue 4; DESIGN.md "engine"): the simulated
+ * cluster attached to the local database as the sim backend of the one
+ * loop (loop.c, backend.h). One step, a turn of the loop at one moment of
+ * the database's clock, is three transactions:
  *
- *   provider   new ProvisioningRequests go to the simulator, deleted ones
- *              give their nodes back, requests whose pods run are consumed;
- *              the simulator moves to now and each request's status is
- *              written as GKE would (the engine's check sync reads it);
- *   admission  scheduling cycles until stable (gq_schedule), which also
- *              turns those statuses into check states;
- *   kubelet    admitted workloads start (pods on their nodes), running ones
- *              whose duration is over finish and let go of their quota.
+ *   provider   (observe) new ProvisioningRequests go to the simulator,
+ *              deleted ones give their nodes back, requests whose pods run
+ *              are consumed; the simulator moves to now and each request's
+ *              status is written as GKE would (the engine's check sync
+ *              reads it);
+ *   admission  (the loop) scheduling cycles until stable, which also turn
+ *              those statuses into check states;
+ *   kubelet    (act) admitted workloads start (pods on their nodes; the
+ *              unsuspend effect, a store change here: sim_apply), running
+ *              ones whose duration is over finish and let go of their quota.
  *
- * Then the clock moves: as fast as possible it jumps to the next moment
- * anything is due (a delay ending, a booking expiring, a job finishing, a
- * backoff ending), so the same seed gives the same story; with a speed it
+ * Then the clock moves (the loop waits; sim_next says what is due): as
+ * fast as possible it jumps to the next moment anything is due (a delay
+ * ending, a booking expiring, a job finishing, a backoff ending), so the
+ * same seed gives the same story; with a speed it
  * follows the wall clock, scaled. Other gpuq processes read the same
  * clock from the database, and their commits wake the loop.
  *
@@ -25,15 +28,14 @@
  * (o.stop) is honoured between steps and inside one, between scheduling
  * cycles, so 100,000 pending workloads do not keep a signal waiting.
  */
-#include <errno.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/run.h"
@@ -48,7 +50,6 @@
 #include "store_run.h"
 #include "util.h"
 
-#define POLL_MS 200        /* how often an idle runner looks for other processes' commits */
 #define SETTLE_STEPS 50    /* steps at one moment while things keep moving */
 
 struct event {
@@ -77,6 +78,7 @@ struct runner {
     struct gq_clock clock;
     int64_t now;
     uint64_t moved;          /* transitions in this step */
+    int settle;              /* steps in a row at one moment */
     struct event *ev;        /* reported once their transaction committed */
     size_t nev, capev;
 };
@@ -556,7 +558,36 @@ static bool unending(const struct runner *r, int64_t duration_ms, char *msg, siz
     return true;
 }
 
-static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
+/*
+ * The backend's apply (backend.h): in the simulated cluster an effect is a
+ * store change, made inside the kubelet's write transaction (and made again
+ * from the start when the store retries it). Unsuspending is the only
+ * effect this world has: the Job's pods have their places, so it runs.
+ */
+static int sim_apply(void *self, const struct gq__effect *e, gq_error *err)
+{
+    struct runner *r = self;
+    const struct wl_row *w = e->row;
+    struct gq_started s = {e->workload, e->ns, e->name, e->uid, "Job unsuspended: pods running"};
+    char msg[160];
+    bool endless;
+    int rc;
+
+    if (e->kind != GQ__EFFECT_UNSUSPEND)
+        return gq__error(err, GQ_EUNSUPPORTED, "the simulated cluster has no effect %d",
+                         (int)e->kind);
+    endless = unending(r, w->duration_ms, msg, sizeof(msg));
+    if ((rc = gq__store_start(r->st, &s, r->now, err)) == GQ_OK && endless)
+        rc = gq__store_event(r->st, "Workload", e->ns, e->name, e->uid, "Warning",
+                             "DurationOutOfRange", msg, NULL, NULL, r->now, err);
+    if (rc == GQ_OK &&
+        (rc = event(r, "Workload", e->ns, e->name, e->job, "started", endless ? msg : NULL)) ==
+            GQ_OK)
+        r->stats->started++;
+    return rc;
+}
+
+static int start_workloads(struct runner *r, gq_error *err)
 {
     struct wl_rows rows = {NULL, 0, 0, false};
     size_t i;
@@ -569,20 +600,10 @@ static int start_workloads(struct runner *r, struct gq_store *st, gq_error *err)
     /* The Job is unsuspended: it runs once every pod has a place. */
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
         const struct wl_row *w = &rows.v[i];
+        struct gq__effect e = {GQ__EFFECT_UNSUSPEND, w->id, w->ns, w->name, w->job, w->uid, w};
 
-        if (!gq__books_running(&r->books, w->id))
-            continue;
-        struct gq_started s = {w->id, w->ns, w->name, w->uid, "Job unsuspended: pods running"};
-        char msg[160];
-        bool endless = unending(r, w->duration_ms, msg, sizeof(msg));
-
-        if ((rc = gq__store_start(st, &s, r->now, err)) == GQ_OK && endless)
-            rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Warning",
-                                 "DurationOutOfRange", msg, NULL, NULL, r->now, err);
-        if (rc == GQ_OK &&
-            (rc = event(r, "Workload", w->ns, w->name, w->job, "started", endless ? msg : NULL)) ==
-                GQ_OK)
-            r->stats->started++;
+        if (gq__books_running(&r->books, w->id))
+            rc = sim_apply(r, &e, err);
     }
     wl_rows_free(&rows);
     return rc;
@@ -597,7 +618,7 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
     int rc = end_orphans(r, err);
 
     if (rc == GQ_OK)
-        rc = start_workloads(r, st, err);
+        rc = start_workloads(r, err);
     if (rc == GQ_OK)
         rc = select_rows(r, GQ_RUN_DONE, &rows, err);
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -798,38 +819,44 @@ static int books_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc == GQ_OK ? save_books(r, err) : rc;
 }
 
-/* ---------------------------------------------------------------- the loop */
+/* ------------------------------------------------------------- the backend */
 
-static int on_change(const gq_schedule_change *c, void *payload)
+static int sim_changed(void *self, const struct gq__change *x)
 {
-    struct runner *r = payload;
+    struct runner *r = self;
+    const gq_schedule_change *c = x->c;
 
-    if (strcmp(c->what, "pending") == 0)
+    switch (x->kind) {
+    case GQ__CHANGE_PENDING:
         return 0; /* a reason reworded is not a transition */
-    if (strcmp(c->what, "evicted") == 0 || strcmp(c->what, "deactivated") == 0)
+    case GQ__CHANGE_EVICTED:
+    case GQ__CHANGE_DEACTIVATED:
         r->stats->evicted++;
-    else
-        r->stats->admitted += strcmp(c->what, "reserved") == 0 ||
-                              (strcmp(c->what, "admitted") == 0 && c->flavors);
+        break;
+    case GQ__CHANGE_RESERVED:
+        r->stats->admitted++;
+        break;
+    case GQ__CHANGE_ADMITTED:
+        r->stats->admitted += c->flavors != NULL; /* not when its checks turned Ready */
+        break;
+    }
     if (event(r, "Workload", c->namespace, c->name, c->job_name, c->what,
               c->flavors ? c->flavors : c->message) != GQ_OK)
         return GQ_ENOMEM;
     return flush(r);
 }
 
-static bool stopping(const struct runner *r)
+/*
+ * A step at one moment opens with gq_simulate's arrivals and the provider:
+ * the simulated cluster's news (requests' states) into the store.
+ */
+static int sim_observe(void *self, struct gq__turn *t, gq_error *err)
 {
-    return r->o.stop && *r->o.stop;
-}
-
-static int step(struct runner *r, gq_error *err)
-{
-    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    struct runner *r = self;
     int rc;
 
     r->moved = 0;
-    so.cycles = 0;
-    so.until_stable = true;
+    t->act = true; /* the database is the world: always known, always ours */
     if (r->feed && (rc = r->feed->feed(r->db, r->now, r->feed->payload, err)) != 0) {
         if (rc < 0)
             return rc;
@@ -839,13 +866,16 @@ static int step(struct runner *r, gq_error *err)
         events_clear(r);
         return rc;
     }
-    if ((rc = flush(r)) != 0)
-        return rc;
-    /* 100,000 pending make a step long: a stop ends it between cycles, skipping the kubelet. */
-    if ((rc = gq__engine_schedule_until(r->db, &so, r->o.stop, NULL, on_change, r, NULL, err)) !=
-            GQ_OK ||
-        stopping(r))
-        return rc;
+    return flush(r);
+}
+
+/* After the cycles: the kubelet (starts through sim_apply, finishes, pods and nodes). */
+static int sim_act(void *self, struct gq__turn *t, gq_error *err)
+{
+    struct runner *r = self;
+    int rc;
+
+    (void)t;
     if ((rc = gq__store_write(r->st, kubelet_txn, r, err)) != GQ_OK) {
         events_clear(r);
         return rc;
@@ -854,79 +884,40 @@ static int step(struct runner *r, gq_error *err)
     return flush(r);
 }
 
-static void sleep_ms(int64_t ms)
+/* React at the same moment while things move, as controllers would; then what is due. */
+static int sim_next(void *self, struct gq__turn *t, gq_error *err)
 {
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    struct runner *r = self;
 
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        return; /* a signal: let the loop look at its stop flag */
+    t->moved = r->moved != 0;
+    if (r->moved && ++r->settle < SETTLE_STEPS)
+        return 1;
+    r->settle = 0;
+    return next_due(r, &t->due, err);
 }
 
-/*
- * Wait until the next step is due: 1 to step at r->now, 0 to stop. Others'
- * commits (a submit, a cancel) wake it at once.
- */
-static int wait_due(struct runner *r, int64_t next, int64_t end, int64_t version)
+/* As fast as possible, the stored clock jumps with the loop's. */
+static int sim_tick(void *self, int64_t now, gq_error *err)
 {
-    bool fast = r->o.speed <= 0;
+    struct runner *r = self;
 
-    for (;;) {
-        int64_t now = fast ? r->now : gq__store_now(r->st), until;
-
-        if (stopping(r) || (end && now >= end))
-            return 0;
-        if (fast && (next || end)) { /* jump: to what is due, or to the end; never back */
-            int64_t to = end && (!next || next > end) ? end : next;
-
-            r->now = to > r->now ? to : r->now;
-            return 1;
-        }
-        if (!fast && next && now >= next) {
-            r->now = now;
-            return 1;
-        }
-        if (r->o.until_idle && !next)
-            return 0;
-        if (gq__store_data_version(r->st) != version) {
-            r->now = now;
-            return 1;
-        }
-        until = POLL_MS;
-        if (!fast && next && (double)(next - now) / r->o.speed < POLL_MS)
-            until = (int64_t)((double)(next - now) / r->o.speed) + 1;
-        if (!fast && end && (double)(end - now) / r->o.speed < (double)until)
-            until = (int64_t)((double)(end - now) / r->o.speed) + 1;
-        sleep_ms(until);
-    }
+    if (r->o.speed > 0)
+        return GQ_OK;
+    return set_clock(r, &now, 0, (int64_t)getpid(), err);
 }
+
+static const struct gq__backend_ops sim_ops = {
+    sim_observe, NULL, sim_changed, sim_act, sim_apply, sim_next, sim_tick,
+};
 
 static int loop(struct runner *r, gq_error *err)
 {
-    int64_t end = r->o.for_ms ? r->stats->start_ms + r->o.for_ms : 0, next, version;
-    int settle = 0, rc;
+    struct gq_backend b = {"sim", &sim_ops, r, true, 0, true};
+    struct gq__loop_clock c = {r->st, &r->now, r->o.speed,
+                               r->o.for_ms ? r->stats->start_ms + r->o.for_ms : 0,
+                               r->o.until_idle};
 
-    for (;;) {
-        if (r->o.speed > 0)
-            r->now = gq__store_now(r->st);
-        if ((rc = step(r, err)) != GQ_OK)
-            return rc;
-        if (stopping(r))
-            return GQ_OK;
-        if (r->moved && ++settle < SETTLE_STEPS)
-            continue; /* react at the same moment, as controllers would */
-        settle = 0;
-        if ((rc = next_due(r, &next, err)) != GQ_OK)
-            return rc;
-        if (r->o.until_idle && !r->moved && !next)
-            return GQ_OK;
-        if (end && r->now >= end)
-            return GQ_OK;
-        version = gq__store_data_version(r->st);
-        if (!wait_due(r, next, end, version))
-            return GQ_OK;
-        if (r->o.speed <= 0 && (rc = set_clock(r, &r->now, 0, (int64_t)getpid(), err)) != GQ_OK)
-            return rc;
-    }
+    return gq__loop_run(r->db, &b, &c, r->o.stop, err);
 }
 
 int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,

@@ -10,8 +10,9 @@
  * autoscaling.x-k8s.io/consume-provisioning-request naming it (in its own
  * namespace) is unsuspended; GKE counts pods scheduled on the nodes, but
  * that needs a scheduler this cluster may not have. The callbacks only
- * record (libcurl forbids a call from inside another's callback); each
- * turn then, in this order:
+ * record (libcurl forbids a call from inside another's callback). It runs
+ * as a backend of the one loop (loop.c, backend.h): observe is the poll,
+ * act the rest of each turn, in this order:
  *   1. requests deleted in the cluster give their nodes back;
  *   2. new requests go to the simulator, their PodTemplates read with one
  *      GET each; a class the simulator does not model is left alone
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "admit.h" /* gq__grow */
+#include "backend.h"
 #include "engine.h"
 #include "error.h"
 #include "gpuqueue/cluster.h"
@@ -696,17 +698,39 @@ static bool synced(struct prov *p)
     return true;
 }
 
+/*
+ * The loop's backend (backend.h). The provisioner makes no admission
+ * decision, so the loop runs no cycle for it; its world is the API server,
+ * whose watches its observe waits on, so it needs no clock either.
+ */
+static int prov_observe(void *self, struct gq__turn *t, gq_error *err)
+{
+    struct prov *p = self;
+    int rc;
+
+    if ((rc = gq__kube_poll(p->k, POLL_MS, err)) == GQ_OK)
+        t->act = synced(p);
+    return rc;
+}
+
+static int prov_act(void *self, struct gq__turn *t, gq_error *err)
+{
+    struct prov *p = self;
+
+    (void)t;
+    sweep(p);
+    return answer(p, err);
+}
+
+static const struct gq__backend_ops prov_ops = {
+    prov_observe, NULL, NULL, prov_act, NULL, NULL, NULL,
+};
+
 static int loop(struct prov *p, gq_error *err)
 {
-    int rc = GQ_OK;
+    struct gq_backend b = {"provisioner", &prov_ops, p, false, 0, false};
 
-    while (rc == GQ_OK && !(p->o.stop && *p->o.stop)) {
-        if ((rc = gq__kube_poll(p->k, POLL_MS, err)) != GQ_OK || !synced(p))
-            continue;
-        sweep(p);
-        rc = answer(p, err);
-    }
-    return rc;
+    return gq__loop_run(NULL, &b, NULL, p->o.stop, err);
 }
 
 /* ---------------------------------------------------------- start, stop */

@@ -1,5 +1,9 @@
 /*
- * sync.c: cluster mode's loop (gq_cluster_run; the shape is in sync.h). The
+ * sync.c: cluster mode (gq_cluster_run; the shape is in sync.h): the
+ * Kubernetes backend of the one loop (loop.c, backend.h). Its observe is
+ * the informers' poll and the Lease, its gate the Lease's renew deadline,
+ * its act the outbox (sync_outbox.c), whose effects gq__sync_apply makes
+ * with calls to the API server. The
  * ProvisioningRequests gpuq owns are watched here too: their status lands
  * in provisioning_requests.status, where the engine's check sync reads it
  * exactly as it reads the simulated cluster's.
@@ -11,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "engine.h"
 #include "error.h"
 #include "os.h"
@@ -249,36 +254,17 @@ static bool all_synced(struct gq_sync *s)
 
 /* -------------------------------------------------------------- the loop */
 
-static int on_change(const gq_schedule_change *c, void *payload)
+static int kube_changed(void *self, const struct gq__change *x)
 {
-    struct gq_sync *s = payload;
+    struct gq_sync *s = self;
+    const gq_schedule_change *c = x->c;
 
-    if (strcmp(c->what, "pending") != 0)
+    if (x->kind != GQ__CHANGE_PENDING)
         gq__sync_log(s, "info", "Workload", c->namespace, c->job_name, c->what, "%s%s%s",
                      c->cluster_queue ? c->cluster_queue : "",
                      c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),
                      c->flavors ? c->flavors : (c->message ? c->message : ""));
     return 0;
-}
-
-/*
- * Admission cycles, at most CYCLES_PER_TURN of them: a cycle admits one head
- * per ClusterQueue, so a queue of 10,000 needs as many cycles; between
- * batches the outbox releases what was admitted and the watches are read.
- * *more: the batch ran out before the queues were stable.
- */
-static int schedule(struct gq_sync *s, bool *more, gq_error *err)
-{
-    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
-    gq_schedule_stats stats;
-    int rc;
-
-    so.cycles = CYCLES_PER_TURN;
-    so.until_stable = true;
-    memset(&stats, 0, sizeof(stats));
-    rc = gq__engine_schedule(s->db, &so, on_change, s, &stats, err);
-    *more = rc == GQ_OK && stats.cycles >= CYCLES_PER_TURN;
-    return rc;
 }
 
 static int apply_config(struct gq_sync *s, gq_error *err)
@@ -320,31 +306,59 @@ static int lost_lease(struct gq_sync *s, gq_error *err)
 }
 
 /*
- * Admission and the outbox, once the Lease is known to be ours still: the
+ * The gate before admission and the outbox: the Lease is still ours. The
  * poll before may have waited, or the process may have been stopped, past
  * the renew deadline. The kube client's gate checks again before each
- * write; when it refused one, the loop ends here whatever the outbox made
- * of that refusal.
+ * write (kube_act).
  */
-static int act(struct gq_sync *s, gq_error *err)
+static int kube_gate(void *self, gq_error *err)
 {
-    int rc;
+    struct gq_sync *s = self;
 
     if (!gq__sync_lease_valid(s, gq__mono_us() / 1000))
         return lost_lease(s, err);
-    if ((rc = schedule(s, &s->more, err)) == GQ_OK)
-        rc = gq__sync_outbox(s, err);
+    return GQ_OK;
+}
+
+/*
+ * After the turn's cycles (CYCLES_PER_TURN at most: between batches the
+ * outbox releases what was admitted and the watches are read), the outbox;
+ * when the write gate refused a write, the loop ends here whatever the
+ * outbox made of that refusal.
+ */
+static int kube_act(void *self, struct gq__turn *t, gq_error *err)
+{
+    struct gq_sync *s = self;
+    int rc;
+
+    s->more = t->more;
+    rc = gq__sync_outbox(s, err);
     if (s->deposed)
         return lost_lease(s, err);
     return rc;
 }
 
-/* One turn: leadership, the informers, admission, the outbox. */
-static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
+/*
+ * One turn's look at the world: a reload asked for, leadership, the
+ * informers (the poll waits for watch events: this backend has no clock
+ * for the loop), and whether admission and the outbox have anything to act
+ * on: what changed here (a watch event, an admission, an outbox result) or
+ * time (backoffs, calls to retry). An idle turn reads nothing.
+ */
+static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
 {
-    bool was_leader = s->leader;
+    struct gq_sync *s = self;
+    bool was_leader;
+    int64_t now;
     int rc;
 
+    if (s->o.reload && *s->o.reload) {
+        *s->o.reload = 0;
+        if ((rc = apply_config(s, err)) != GQ_OK)
+            gq__sync_log(s, "error", "Sync", NULL, s->o.config, "reload-failed", "%s", err->msg);
+        s->changes++;
+    }
+    was_leader = s->leader;
     if (s->o.leader_elect && (rc = gq__sync_lease(s, err)) != GQ_OK)
         return rc;
     if (was_leader && !s->leader)
@@ -362,35 +376,24 @@ static int turn(struct gq_sync *s, int64_t *last_schedule, gq_error *err)
     }
     if (!s->synced || !s->leader || stopping(s))
         return GQ_OK;
-    /*
-     * Admission and the outbox only act on what changed here (a watch event,
-     * an admission, an outbox result) or on time (backoffs, calls to retry):
-     * an idle turn reads nothing.
-     */
-    if (!s->more && !s->changes && gq__mono_us() / 1000 - *last_schedule < SCHEDULE_EVERY_MS)
+    now = gq__mono_us() / 1000;
+    if (!s->more && !s->changes && now - s->last_schedule < SCHEDULE_EVERY_MS)
         return GQ_OK;
     s->changes = 0;
-    *last_schedule = gq__mono_us() / 1000;
-    return act(s, err);
+    s->last_schedule = now;
+    t->act = true;
+    return GQ_OK;
 }
+
+static const struct gq__backend_ops kube_ops = {
+    kube_observe, kube_gate, kube_changed, kube_act, gq__sync_apply, NULL, NULL,
+};
 
 static int loop(struct gq_sync *s, gq_error *err)
 {
-    int64_t last_schedule = 0;
-    int rc;
+    struct gq_backend b = {"kubernetes", &kube_ops, s, true, CYCLES_PER_TURN, false};
 
-    while (!stopping(s)) {
-        if (s->o.reload && *s->o.reload) {
-            *s->o.reload = 0;
-            if ((rc = apply_config(s, err)) != GQ_OK)
-                gq__sync_log(s, "error", "Sync", NULL, s->o.config, "reload-failed", "%s",
-                             err->msg);
-            s->changes++;
-        }
-        if ((rc = turn(s, &last_schedule, err)) != GQ_OK)
-            return rc;
-    }
-    return GQ_OK;
+    return gq__loop_run(s->db, &b, NULL, s->o.stop, err);
 }
 
 static int sync_open(struct gq_sync *s, gq_db *db, const gq_cluster_options *o, gq_error *err)

@@ -2,7 +2,7 @@
  * sync.h: cluster mode's reconciler (gpuqueue/cluster.h), shared by sync*.c.
  * Internal.
  *
- * One loop, one thread:
+ * One loop, one thread (loop.c, with sync.c's ops as its Kubernetes backend):
  *   1. gq__kube_poll: the informers' lists and watch events land in the
  *      database, each batch in one transaction (sync_jobs.c, sync_objects.c);
  *   2. once every informer has listed: admission cycles (the engine), only
@@ -83,6 +83,7 @@ struct gq_sync {
     char identity[160];
     char *lease_ns;
     uint64_t changes;       /* database changes made by the informers since the last step */
+    int64_t last_schedule;  /* monotonic ms of the last turn that scheduled and acted */
     gq_error callback_err;
 };
 
@@ -115,8 +116,18 @@ int gq__sync_objects_event(const char *type, json_object *obj, void *payload);
 /* Observe one Job object (inside the caller's write transaction). */
 int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err);
 
-/* Step 3: every side effect the database asks for. */
+/* Step 3: every side effect the database asks for, each through gq__sync_apply. */
 int gq__sync_outbox(struct gq_sync *s, gq_error *err);
+
+struct gq__effect;
+
+/*
+ * The Kubernetes backend's apply (backend.h; self: the struct gq_sync):
+ * one effect the outbox read, as calls to the API server, its result
+ * recorded in a transaction of its own after the call returned. e->row is
+ * the struct gq__outbox_item it was read from.
+ */
+int gq__sync_apply(void *self, const struct gq__effect *e, gq_error *err);
 
 /* Step 4: try to take or renew the Lease when due; s->leader tells the result. */
 int gq__sync_lease(struct gq_sync *s, gq_error *err);

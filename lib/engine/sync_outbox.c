@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "admit.h" /* gq__grow */
+#include "backend.h"
 #include "error.h"
 #include "manifest_release.h"
 #include "os.h"
@@ -1111,15 +1112,31 @@ static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_
 
 /* ------------------------------------------------------------- the outbox */
 
-typedef int (*work_fn)(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err);
+int gq__sync_apply(void *self, const struct gq__effect *e, gq_error *err)
+{
+    struct gq_sync *s = self;
+    const struct gq__outbox_item *it = e->row;
+
+    switch (e->kind) {
+    case GQ__EFFECT_GIVE_BACK: return give_back(s, it, err);
+    case GQ__EFFECT_CONFIRM_GONE: return confirm_gone(s, it, err);
+    case GQ__EFFECT_DELETE_REQUEST: return delete_request(s, it, err);
+    case GQ__EFFECT_CREATE_REQUEST: return create_request(s, it, err);
+    case GQ__EFFECT_UNSUSPEND: return release(s, it, err);
+    case GQ__EFFECT_SUSPEND: return suspend(s, it, err);
+    }
+    return gq__error(err, GQ_ERROR, "unknown effect %d", (int)e->kind);
+}
 
 /*
- * Do fn for every item read. A call the API server failed (GQ_EK8S:
- * unreachable, 5xx after retries, a CRD missing) is logged and ends this
- * kind of work for the turn; the next turn tries again, paced by the loop
- * and the client's rate limit. Database failures stop the loop.
+ * Apply an effect of this kind for every item read. A call the API server
+ * failed (GQ_EK8S: unreachable, 5xx after retries, a CRD missing) is
+ * logged and ends this kind of work for the turn; the next turn tries
+ * again, paced by the loop and the client's rate limit. Database failures
+ * stop the loop.
  */
-static int each(struct gq_sync *s, const struct items_read *q, work_fn fn, gq_error *err)
+static int each(struct gq_sync *s, const struct items_read *q, enum gq__effect_kind kind,
+                gq_error *err)
 {
     struct gq__outbox_items items = {0};
     struct items_read with = *q;
@@ -1131,8 +1148,12 @@ static int each(struct gq_sync *s, const struct items_read *q, work_fn fn, gq_er
         gq__outbox_items_free(&items);
         return rc;
     }
-    for (i = 0; rc == GQ_OK && i < items.n && !(s->o.stop && *s->o.stop); i++)
-        rc = fn(s, &items.v[i], err);
+    for (i = 0; rc == GQ_OK && i < items.n && !(s->o.stop && *s->o.stop); i++) {
+        const struct gq__outbox_item *it = &items.v[i];
+        struct gq__effect e = {kind, it->id, it->ns, it->name, it->job, it->uid, it};
+
+        rc = gq__sync_apply(s, &e, err);
+    }
     gq__outbox_items_free(&items);
     if (rc == GQ_EK8S || rc == GQ_ENOTFOUND || rc == GQ_ECONFLICT) {
         gq__sync_log(s, "warning", "Sync", NULL, NULL, "retrying", "%s", err ? err->msg : "");
@@ -1157,11 +1178,11 @@ int gq__sync_outbox(struct gq_sync *s, gq_error *err)
         s->o.refusal_timeout_ms = REFUSAL_TIMEOUT_MS;
     /* Quota held while writes were refused since before this. */
     back.at = now - s->o.refusal_timeout_ms;
-    if ((rc = each(s, &back, give_back, err)) != GQ_OK ||
-        (rc = each(s, &gone, confirm_gone, err)) != GQ_OK ||
-        (rc = each(s, &del, delete_request, err)) != GQ_OK ||
-        (rc = each(s, &cre, create_request, err)) != GQ_OK ||
-        (rc = each(s, &rel, release, err)) != GQ_OK)
+    if ((rc = each(s, &back, GQ__EFFECT_GIVE_BACK, err)) != GQ_OK ||
+        (rc = each(s, &gone, GQ__EFFECT_CONFIRM_GONE, err)) != GQ_OK ||
+        (rc = each(s, &del, GQ__EFFECT_DELETE_REQUEST, err)) != GQ_OK ||
+        (rc = each(s, &cre, GQ__EFFECT_CREATE_REQUEST, err)) != GQ_OK ||
+        (rc = each(s, &rel, GQ__EFFECT_UNSUSPEND, err)) != GQ_OK)
         return rc;
-    return each(s, &sus, suspend, err);
+    return each(s, &sus, GQ__EFFECT_SUSPEND, err);
 }
