@@ -31,25 +31,14 @@
 #include "gpuqueue/schedule.h"
 
 /*
- * What a scheduling cycle changed, typed: the loop turns each
- * gq_schedule_change into one of these once (gq__change_of), so that no
- * backend compares the engine's public strings.
+ * What a scheduling cycle changed, typed: the engine's record carries its
+ * kind (gq_schedule_change.kind), so that no backend compares the engine's
+ * public strings.
  */
-enum gq__change_kind {
-    GQ__CHANGE_PENDING,     /* still waiting; only its reason or message changed */
-    GQ__CHANGE_RESERVED,    /* quota reserved, admission checks to come */
-    GQ__CHANGE_ADMITTED,    /* admitted: at a reservation (flavors set) or every check Ready */
-    GQ__CHANGE_EVICTED,     /* quota released, requeued */
-    GQ__CHANGE_DEACTIVATED, /* quota released, inactive until resumed */
-};
-
 struct gq__change {
-    enum gq__change_kind kind;
+    gq_change_kind kind;
     const gq_schedule_change *c; /* the engine's record, borrowed for the call */
 };
-
-/* The typed record of one engine change. */
-struct gq__change gq__change_of(const gq_schedule_change *c);
 
 /*
  * The side effects a backend makes true in the world. Each backend applies

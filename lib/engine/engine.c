@@ -306,19 +306,24 @@ static int keep(struct group *g, uint64_t cycle)
         const struct gq_decision *x = &e->d.v[i];
         const struct gq_snap_wl *wl = &e->s.wls[x->wl];
         gq_schedule_change c = {cycle, NULL, wl->ns, wl->name, wl->job_name, NULL, NULL,
-                                x->reason, x->message[0] ? x->message : NULL};
+                                x->reason, x->message[0] ? x->message : NULL, GQ_CHANGE_PENDING};
 
         if (wl->cq >= 0)
             c.cluster_queue = e->s.cqs[wl->cq].name;
         if (x->kind == GQ_DEC_READY) {
+            c.kind = GQ_CHANGE_ADMITTED;
             c.what = "admitted";
             c.reason = "Admitted";
             c.message = "every admission check is Ready";
         } else if (x->kind == GQ_DEC_ADMIT) {
+            c.kind = wl->state == GQ_WS_RESERVED ? GQ_CHANGE_RESERVED : GQ_CHANGE_ADMITTED;
             c.what = wl->state == GQ_WS_RESERVED ? "reserved" : "admitted";
             flavors_text(&e->s, wl, flavors, sizeof(flavors));
             c.flavors = flavors;
         } else {
+            c.kind = x->kind == GQ_DEC_EVICT         ? GQ_CHANGE_EVICTED
+                     : x->kind == GQ_DEC_DEACTIVATE ? GQ_CHANGE_DEACTIVATED
+                                                    : GQ_CHANGE_PENDING;
             c.what = x->kind == GQ_DEC_EVICT         ? "evicted"
                      : x->kind == GQ_DEC_DEACTIVATE ? "deactivated"
                                                     : "pending";

@@ -28,31 +28,6 @@
 
 #define POLL_MS 200 /* how often an idle clocked loop looks for other processes' commits */
 
-struct gq__change gq__change_of(const gq_schedule_change *c)
-{
-    /*
-     * The one place the engine's public words become kinds; the words are
-     * those of gq_schedule_change.what (gpuqueue/schedule.h).
-     */
-    static const struct {
-        const char *what;
-        enum gq__change_kind kind;
-    } kinds[] = {
-        {"reserved", GQ__CHANGE_RESERVED},   {"admitted", GQ__CHANGE_ADMITTED},
-        {"evicted", GQ__CHANGE_EVICTED},     {"deactivated", GQ__CHANGE_DEACTIVATED},
-        {"pending", GQ__CHANGE_PENDING},
-    };
-    struct gq__change x = {GQ__CHANGE_PENDING, c};
-    size_t i;
-
-    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-        if (strcmp(c->what, kinds[i].what) == 0) {
-            x.kind = kinds[i].kind;
-            break;
-        }
-    return x;
-}
-
 struct loop {
     gq_db *db;
     const struct gq_backend *b;
@@ -68,7 +43,7 @@ static bool stopping(const struct loop *l)
 static int changed(const gq_schedule_change *c, void *payload)
 {
     const struct gq_backend *b = ((struct loop *)payload)->b;
-    struct gq__change x = gq__change_of(c);
+    struct gq__change x = {c->kind, c};
 
     return b->ops->changed(b->self, &x);
 }

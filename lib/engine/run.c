@@ -827,16 +827,16 @@ static int sim_changed(void *self, const struct gq__change *x)
     const gq_schedule_change *c = x->c;
 
     switch (x->kind) {
-    case GQ__CHANGE_PENDING:
+    case GQ_CHANGE_PENDING:
         return 0; /* a reason reworded is not a transition */
-    case GQ__CHANGE_EVICTED:
-    case GQ__CHANGE_DEACTIVATED:
+    case GQ_CHANGE_EVICTED:
+    case GQ_CHANGE_DEACTIVATED:
         r->stats->evicted++;
         break;
-    case GQ__CHANGE_RESERVED:
+    case GQ_CHANGE_RESERVED:
         r->stats->admitted++;
         break;
-    case GQ__CHANGE_ADMITTED:
+    case GQ_CHANGE_ADMITTED:
         r->stats->admitted += c->flavors != NULL; /* not when its checks turned Ready */
         break;
     }

@@ -259,7 +259,7 @@ static int kube_changed(void *self, const struct gq__change *x)
     struct gq_sync *s = self;
     const gq_schedule_change *c = x->c;
 
-    if (x->kind != GQ__CHANGE_PENDING)
+    if (x->kind != GQ_CHANGE_PENDING)
         gq__sync_log(s, "info", "Workload", c->namespace, c->job_name, c->what, "%s%s%s",
                      c->cluster_queue ? c->cluster_queue : "",
                      c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),

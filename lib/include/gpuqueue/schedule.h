@@ -30,10 +30,19 @@ typedef struct gq_schedule_options {
 #define GQ_SCHEDULE_OPTIONS_VERSION 1
 #define GQ_SCHEDULE_OPTIONS_INIT {GQ_SCHEDULE_OPTIONS_VERSION, 1, false}
 
+/* What a decision did to its workload; gq_schedule_change.what says the same in words. */
+typedef enum gq_change_kind {
+    GQ_CHANGE_PENDING = 0,     /* still waiting: only its reason or message changed */
+    GQ_CHANGE_RESERVED,        /* quota reserved, admission checks to come */
+    GQ_CHANGE_ADMITTED,        /* admitted: at its reservation, or every check Ready */
+    GQ_CHANGE_EVICTED,         /* quota released, back in its queue */
+    GQ_CHANGE_DEACTIVATED      /* quota released, inactive until resumed */
+} gq_change_kind;
+
 /* What one decision changed, reported after the transaction holding its cycle committed. */
 typedef struct gq_schedule_change {
     uint64_t cycle;            /* 1-based, within this call */
-    const char *what;          /* "admitted", "reserved", "evicted", "pending" */
+    const char *what;          /* "admitted", "reserved", "evicted", "deactivated", "pending" */
     const char *namespace;
     const char *name;          /* the workload */
     const char *job_name;
@@ -41,6 +50,7 @@ typedef struct gq_schedule_change {
     const char *flavors;       /* "cpu=a,nvidia.com/gpu=b" for an admission, else NULL */
     const char *reason;        /* may be NULL */
     const char *message;       /* may be NULL */
+    gq_change_kind kind;       /* what, as an enum (appended: the library fills this struct) */
 } gq_schedule_change;
 
 typedef int (*gq_schedule_fn)(const gq_schedule_change *change, void *payload);
