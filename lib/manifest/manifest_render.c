@@ -1,25 +1,28 @@
 /*
- * manifest_render.c: objects out of the database as kubectl prints them with
- * -o json and -o yaml (gq_render). Each object is its stored canonical JSON
- * with what the API server would add: metadata.uid, metadata.creationTimestamp
- * and a status block computed from the tables admission uses (queue counts,
- * the Active condition, flavor usage; for workloads Kueue-style conditions,
- * status.admission and gpuq's own view of the queue). ProvisioningRequests
+ * manifest_render.c: the printer behind gq_render (manifest_print.h), which
+ * builds objects as kubectl prints them with -o json and -o yaml and writes
+ * them. It reads nothing: api/render.c reads the store and hands each
+ * object's data here as typed values. An object is its stored canonical
+ * JSON with what the API server would add: metadata.uid,
+ * metadata.creationTimestamp and a status block (queue counts, the Active
+ * condition, flavor usage; for workloads Kueue-style conditions,
+ * status.admission, gpuq's own view of the queue, the admission checks, the
+ * ProvisioningRequests and, once admitted, the release). ProvisioningRequests
  * carry the status their provider wrote; their PodTemplates are as stored.
  *
- * Invariants: one call reads one snapshot (a read transaction), and output is
- * written in chunks of OUT_CHUNK bytes, never per line, through the caller's
- * gq_write_fn; nothing reaches it before the first chunk is full, so a read
- * transaction that has to be retried has written nothing yet. JSON is printed
- * by our own serializer because kubectl indents by four spaces
- * (json.MarshalIndent) and json-c can only do two or tabs; YAML goes through
- * libyaml's emitter, with strings that a YAML reader would take for a number,
- * a boolean, null or a time double-quoted, as go-yaml does. Keys keep the
- * order of the JSON object.
+ * Invariants: output is written in chunks of OUT_CHUNK bytes, never per
+ * line, through the caller's gq_write_fn; nothing reaches it before the
+ * first chunk is full, so the read transaction around a render can be
+ * retried (gq__mf_printer_reset) until then. JSON is printed by our own
+ * serializer because kubectl indents by four spaces (json.MarshalIndent)
+ * and json-c can only do two or tabs; YAML goes through libyaml's emitter,
+ * with strings that a YAML reader would take for a number, a boolean, null
+ * or a time double-quoted, as go-yaml does. Keys keep the order of the JSON
+ * object.
  *
- * Sizes: a List of 100,000 workloads is one walk of gq_workload_list plus one
- * indexed lookup of the stored spec per row; every object is built, printed
- * and freed before the next one, so memory stays at one object plus a chunk.
+ * Sizes: every object is built, printed and freed before the next one, so
+ * memory stays at one object plus a chunk, and the specs of the flavors the
+ * release has asked for (few, kept for the printer's life).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -31,13 +34,11 @@
 #include <json-c/json.h>
 #include <yaml.h>
 
-#include "sort.h"
-#include "api.h"
-#include "quota.h"
 #include "error.h"
+#include "manifest_print.h"
 #include "manifest_release.h"
+#include "quota.h"
 #include "release.h"
-#include "store.h"
 #include "util.h"
 
 #define OUT_CHUNK 65536
@@ -227,11 +228,10 @@ static void json_put_value(struct out *o, json_object *v, int depth)
     }
 }
 
-/* ------------------------------------------------------------------- render */
+/* ------------------------------------------------------------------ printer */
 
-/* The render in progress: where output goes and what has been written. */
-struct render {
-    gq_db *db;
+/* The document in progress: where output goes and what has been written. */
+struct gq__mf_printer {
     gq_format format;
     bool list;        /* a List of items, not one object */
     bool begun;       /* the document has been started */
@@ -239,10 +239,10 @@ struct render {
     struct out out;   /* the caller's sink, buffered */
     yaml_emitter_t y; /* YAML only */
     bool y_ready;     /* y initialised */
-    bool stop;        /* one object was asked for and has been written */
     gq_error *err;
-    json_object *flavors; /* ResourceFlavor specs read so far, by name (the release) */
-    const char *cont;     /* a List's metadata.continue; borrowed, NULL for none */
+    json_object *flavors;       /* ResourceFlavor specs read so far, by name (the release) */
+    gq__mf_flavor_fn flavor_fn; /* where the flavors' specs come from */
+    void *flavor_payload;
 };
 
 /* --------------------------------------------------------------------- YAML */
@@ -324,7 +324,7 @@ static bool yaml_needs_quotes(const char *s, size_t n)
            s[4] == '-' && is_digit(s[5]) && s[7] == '-';
 }
 
-static int yaml_emit(struct render *r, yaml_event_t *ev)
+static int yaml_emit(struct gq__mf_printer *r, yaml_event_t *ev)
 {
     if (yaml_emitter_emit(&r->y, ev))
         return GQ_OK;
@@ -334,7 +334,7 @@ static int yaml_emit(struct render *r, yaml_event_t *ev)
                      r->y.problem ? r->y.problem : "cannot emit the document");
 }
 
-static int yaml_scalar(struct render *r, const char *s, size_t n, bool is_string)
+static int yaml_scalar(struct gq__mf_printer *r, const char *s, size_t n, bool is_string)
 {
     yaml_scalar_style_t style = YAML_PLAIN_SCALAR_STYLE;
     yaml_event_t ev;
@@ -351,9 +351,9 @@ static int yaml_scalar(struct render *r, const char *s, size_t n, bool is_string
     return yaml_emit(r, &ev);
 }
 
-static int yaml_value(struct render *r, json_object *v);
+static int yaml_value(struct gq__mf_printer *r, json_object *v);
 
-static int yaml_mapping(struct render *r, json_object *v)
+static int yaml_mapping(struct gq__mf_printer *r, json_object *v)
 {
     yaml_event_t ev;
     int rc;
@@ -371,7 +371,7 @@ static int yaml_mapping(struct render *r, json_object *v)
     return yaml_emit(r, &ev);
 }
 
-static int yaml_value(struct render *r, json_object *v)
+static int yaml_value(struct gq__mf_printer *r, json_object *v)
 {
     const char *text;
     yaml_event_t ev;
@@ -403,7 +403,7 @@ static int yaml_value(struct render *r, json_object *v)
 }
 
 /* Stream and document start; for a List, the keys that come before the items. */
-static int yaml_begin(struct render *r)
+static int yaml_begin(struct gq__mf_printer *r)
 {
     yaml_event_t ev;
     int rc;
@@ -429,7 +429,7 @@ static int yaml_begin(struct render *r)
     return yaml_emit(r, &ev);
 }
 
-static int yaml_end(struct render *r)
+static int yaml_end(struct gq__mf_printer *r)
 {
     yaml_event_t ev;
     int rc;
@@ -468,7 +468,7 @@ static const char json_list_tail[] = JSON_LIST_KIND "\"resourceVersion\": \"\"\n
 /* Where a List's metadata.continue goes in the tail: first in metadata, in key order. */
 #define JSON_LIST_CONTINUE_AT (sizeof(JSON_LIST_KIND) - 1)
 
-static int sink_begin(struct render *r)
+static int sink_begin(struct gq__mf_printer *r)
 {
     r->begun = true;
     if (r->format == GQ_FORMAT_YAML)
@@ -477,7 +477,7 @@ static int sink_begin(struct render *r)
 }
 
 /* Write one object: the whole output, or one item of the List. */
-static int sink_item(struct render *r, json_object *obj)
+static int sink_item(struct gq__mf_printer *r, json_object *obj)
 {
     int rc;
 
@@ -494,7 +494,7 @@ static int sink_item(struct render *r, json_object *obj)
     return r->out.rc;
 }
 
-static int sink_end(struct render *r)
+static int sink_end(struct gq__mf_printer *r, const char *cont)
 {
     int rc;
 
@@ -505,10 +505,10 @@ static int sink_end(struct render *r)
             return rc;
     } else if (r->list) {
         out_str(&r->out, r->n == 0 ? "[]" : "\n    ]");
-        if (r->cont) {
+        if (cont) {
             out_put(&r->out, json_list_tail, JSON_LIST_CONTINUE_AT);
             out_str(&r->out, "\"continue\": ");
-            json_put_string(&r->out, r->cont, strlen(r->cont));
+            json_put_string(&r->out, cont, strlen(cont));
             out_str(&r->out, ",\n        ");
             out_str(&r->out, json_list_tail + JSON_LIST_CONTINUE_AT);
         } else {
@@ -522,10 +522,18 @@ static int sink_end(struct render *r)
 
 /* ----------------------------------------------------------------- building */
 
-static int64_t num(const char *s)
-{
-    return s ? strtoll(s, NULL, 10) : 0;
-}
+/* One object being built: its tree and what its later rows need. */
+struct gq__mf_item {
+    json_object *root; /* the object, owned */
+    /* Queues: */
+    json_object *reservation, *usage; /* status.flavorsReservation and flavorsUsage, borrowed */
+    bool borrowed;                    /* ClusterQueue: report what is borrowed beyond nominal */
+    /* Workloads: */
+    const gq_workload_info *wl; /* borrowed until printed */
+    json_object *checks;        /* status.admissionChecks being built, owned */
+    json_object *prs;           /* requests, each followed by its PodTemplates, owned */
+    json_object *updates;       /* per request: its config's podSetUpdates.nodeSelector, owned */
+};
 
 static void add_str(json_object *obj, const char *key, const char *s)
 {
@@ -567,6 +575,13 @@ static json_object *child(json_object *parent, const char *key, json_type type)
     return v;
 }
 
+static json_object *jget(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
 static json_object *
 condition(const char *type, bool status, int64_t at_ms, const char *reason, const char *message)
 {
@@ -580,104 +595,55 @@ condition(const char *type, bool status, int64_t at_ms, const char *reason, cons
     return c;
 }
 
-/* The stored spec with what the API server adds to metadata. NULL if it is not JSON. */
-static json_object *object_base(
-    struct render *r, const char *spec, const char *name, const char *uid, int64_t created_ms)
+/*
+ * A new item: the stored spec with what the API server adds to metadata.
+ * GQ__MF_NOT_OBJECT if the spec is not a JSON object.
+ */
+static int item_begin(const char *spec, const char *name, const char *uid, int64_t created_ms,
+                      struct gq__mf_item **out)
 {
     json_object *root = json_tokener_parse(spec), *meta;
+    struct gq__mf_item *it;
 
+    *out = NULL;
     if (!root || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        gq__store_damaged(r->db->st, r->err, "the spec of \"%.60s\" is not a JSON object", name);
-        return NULL;
+        return GQ__MF_NOT_OBJECT;
+    }
+    if (!(it = calloc(1, sizeof(*it)))) {
+        json_object_put(root);
+        return GQ_ENOMEM;
     }
     meta = child(root, "metadata", json_type_object);
     add_str(meta, "name", name);
     add_str(meta, "uid", uid);
     add_time(meta, "creationTimestamp", created_ms);
-    return root;
+    it->root = root;
+    *out = it;
+    return GQ_OK;
 }
 
-/* ----------------------------------------------------------- queue statuses */
-
-/* A queue's status columns as gq_object_list computes them, kept for lookup. */
-struct qstat {
-    char *namespace; /* LocalQueue only */
-    char *name;
-    char *inactive; /* ClusterQueue: "Reason: detail", NULL when active */
-    int64_t pending, reserving, admitted;
-};
-
-struct qstats {
-    struct qstat *v;
-    size_t n, cap;
-};
-
-static void qstats_clear(struct qstats *s)
+void gq__mf_item_free(struct gq__mf_item *it)
 {
-    size_t i;
-
-    for (i = 0; i < s->n; i++) {
-        free(s->v[i].namespace);
-        free(s->v[i].name);
-        free(s->v[i].inactive);
-    }
-    free(s->v);
-    memset(s, 0, sizeof(*s));
+    if (!it)
+        return;
+    json_object_put(it->root);
+    json_object_put(it->checks);
+    json_object_put(it->prs);
+    json_object_put(it->updates);
+    free(it);
 }
 
-static int qstat_row(const gq_object_info *o, void *payload)
+/* ------------------------------------------------------------ queue objects */
+
+int gq__mf_object_begin(struct gq__mf_printer *p, const struct gq__mf_object *o,
+                        struct gq__mf_item **out)
 {
-    struct qstats *s = payload;
-    struct qstat *q;
-
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-
-        if (!(q = realloc(s->v, cap * sizeof(*q))))
-            return GQ_ENOMEM;
-        s->v = q;
-        s->cap = cap;
-    }
-    q = &s->v[s->n++];
-    q->namespace = gq__strdup(o->namespace);
-    q->name = gq__strdup(o->name);
-    q->inactive = gq__strdup(o->inactive);
-    q->pending = o->pending;
-    q->reserving = o->reserving;
-    q->admitted = o->admitted;
-    if (!q->name || (o->namespace && !q->namespace) || (o->inactive && !q->inactive))
-        return GQ_ENOMEM;
-    return 0;
+    (void)p;
+    return item_begin(o->spec, o->name, o->uid, o->created_ms, out);
 }
 
-static int qstat_cmp(const void *a, const void *b)
-{
-    const struct qstat *x = a, *y = b;
-    int c = strcmp(x->namespace ? x->namespace : "", y->namespace ? y->namespace : "");
-
-    return c ? c : strcmp(x->name, y->name);
-}
-
-/* A queue's status by (namespace, name); qstats_load sorted them for this. */
-static const struct qstat *qstat_find(const struct qstats *s, const char *ns, const char *name)
-{
-    struct qstat key = {(char *)(uintptr_t)ns, (char *)(uintptr_t)name, NULL, 0, 0, 0};
-
-    return s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), qstat_cmp) : NULL;
-}
-
-static int qstats_load(struct render *r, const char *resource, struct qstats *s)
-{
-    int rc = gq_object_list(r->db, resource, NULL, qstat_row, s, r->err);
-
-    if (rc == GQ_ENOMEM)
-        return gq__error(r->err, GQ_ENOMEM, "out of memory");
-    gq__qsort(s->v, s->n, sizeof(*s->v), qstat_cmp);
-    return rc;
-}
-
-static void add_counts(json_object *status, const struct qstat *q)
+static void add_counts(json_object *status, const struct gq__mf_queue *q)
 {
     add_int(status, "pendingWorkloads", q ? q->pending : 0);
     add_int(status, "reservingWorkloads", q ? q->reserving : 0);
@@ -685,7 +651,7 @@ static void add_counts(json_object *status, const struct qstat *q)
 }
 
 /* Kueue's Active condition of a ClusterQueue from the listing's "Reason: detail". */
-static json_object *cq_active(const struct qstat *q, int64_t at_ms)
+static json_object *cq_active(const struct gq__mf_queue *q, int64_t at_ms)
 {
     const char *inactive = q ? q->inactive : NULL, *colon;
     char reason[64], message[400];
@@ -702,7 +668,8 @@ static json_object *cq_active(const struct qstat *q, int64_t at_ms)
 }
 
 /* A LocalQueue's Active condition, as Kueue's LocalQueue controller words it. */
-static json_object *lq_active(const char *stop_policy, const struct qstat *cq, int64_t at_ms)
+static json_object *lq_active(const char *stop_policy, const struct gq__mf_queue *cq,
+                              int64_t at_ms)
 {
     if (stop_policy && strcmp(stop_policy, "None") != 0)
         return condition("Active", false, at_ms, "Stopped", "LocalQueue is stopped");
@@ -715,12 +682,35 @@ static json_object *lq_active(const char *stop_policy, const struct qstat *cq, i
     return condition("Active", true, at_ms, "Ready", "Can submit new workloads to localQueue");
 }
 
-/* flavorsReservation and flavorsUsage being built, one row per (flavor, resource). */
-struct flavors {
-    json_object *reservation;
-    json_object *usage;
-    bool borrowed; /* ClusterQueue: report what is borrowed beyond nominal */
-};
+/*
+ * The status keys in Kueue's order: conditions, then flavorsReservation and
+ * flavorsUsage (filled by the flavor rows that follow), then the counts.
+ */
+static void queue_status(struct gq__mf_item *it, json_object *active,
+                         const struct gq__mf_queue *self)
+{
+    json_object *status = json_object_new_object(), *conds = json_object_new_array();
+
+    json_object_object_add(status, "conditions", conds);
+    json_object_object_add(it->root, "status", status);
+    json_object_array_add(conds, active);
+    it->reservation = json_object_new_array();
+    it->usage = json_object_new_array();
+    json_object_object_add(status, "flavorsReservation", it->reservation);
+    json_object_object_add(status, "flavorsUsage", it->usage);
+    add_counts(status, self);
+}
+
+void gq__mf_queue_status(struct gq__mf_item *it, const struct gq__mf_object *o,
+                         const struct gq__mf_queue *self, const struct gq__mf_queue *cq)
+{
+    if (o->kind == GQ_KIND_CLUSTER_QUEUE) {
+        it->borrowed = true;
+        queue_status(it, cq_active(self, o->updated_ms), self);
+    } else {
+        queue_status(it, lq_active(o->stop_policy, cq, o->updated_ms), self);
+    }
+}
 
 static json_object *flavor_resources(json_object *list, const char *flavor)
 {
@@ -737,187 +727,23 @@ static json_object *flavor_resources(json_object *list, const char *flavor)
     return child(last, "resources", json_type_array);
 }
 
-static void flavor_add(struct flavors *f, json_object *list, const char *const *v, int64_t total)
+static void flavor_add(const struct gq__mf_item *it, json_object *list,
+                       const struct gq__mf_flavor *f, int64_t total)
 {
     json_object *res = json_object_new_object();
-    int64_t over = total - num(v[2]);
+    int64_t over = total - f->nominal;
 
-    add_str(res, "name", v[1]);
-    add_amount(res, "total", v[1], total);
-    if (f->borrowed)
-        add_amount(res, "borrowed", v[1], over > 0 ? over : 0);
-    json_object_array_add(flavor_resources(list, v[0]), res);
+    add_str(res, "name", f->resource);
+    add_amount(res, "total", f->resource, total);
+    if (it->borrowed)
+        add_amount(res, "borrowed", f->resource, over > 0 ? over : 0);
+    json_object_array_add(flavor_resources(list, f->flavor), res);
 }
 
-/* Columns: flavor, resource, nominal, reserved total, admitted total. */
-static int flavor_row(int n, const char *const *v, void *payload)
+void gq__mf_queue_flavor(struct gq__mf_item *it, const struct gq__mf_flavor *f)
 {
-    struct flavors *f = payload;
-
-    (void)n;
-    flavor_add(f, f->reservation, v, num(v[3]));
-    flavor_add(f, f->usage, v, num(v[4]));
-    return 0;
-}
-
-#define FLAVOR_ORDER                                                                               \
-    " ORDER BY q.group_index, q.flavor_index, (SELECT c.key FROM cluster_queues cq, "              \
-    "json_each(cq.spec, '$.spec.resourceGroups[' || q.group_index || '].coveredResources') c "     \
-    "WHERE cq.name = q.owner AND c.value = q.resource), q.resource"
-
-/* Every (flavor, resource) of ClusterQueue ?1 with the quota held in it. */
-static const char cq_flavors_sql[] =
-    "SELECT q.flavor, q.resource, q.nominal, "
-    "(SELECT coalesce(sum(u.amount), 0) FROM usage u WHERE u.cluster_queue = q.owner "
-    "  AND u.flavor = q.flavor AND u.resource = q.resource), "
-    "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
-    "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
-    "  AND w.state IN ('admitted', 'running')) "
-    "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
-
-/* The same for LocalQueue ?3 in namespace ?2 of ClusterQueue ?1: its workloads' share. */
-static const char lq_flavors_sql[] =
-    "SELECT q.flavor, q.resource, q.nominal, "
-    "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
-    "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
-    "  AND w.namespace = ?2 AND w.local_queue = ?3), "
-    "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
-    "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
-    "  AND w.namespace = ?2 AND w.local_queue = ?3 AND w.state IN ('admitted', 'running')) "
-    "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
-
-static int
-add_flavors(struct render *r, json_object *status, const char *cq, const char *ns, const char *lq)
-{
-    const char *params[3] = {cq, ns, lq};
-    struct flavors f = {json_object_new_array(), json_object_new_array(), lq == NULL};
-    struct gq__query q = {lq ? lq_flavors_sql : cq_flavors_sql, "quotas:TTIII", params,
-                          lq ? 3 : 1};
-    int rc = gq__store_rows(r->db->st, &q, flavor_row, &f, r->err);
-
-    json_object_object_add(status, "flavorsReservation", f.reservation);
-    json_object_object_add(status, "flavorsUsage", f.usage);
-    return rc;
-}
-
-/* ------------------------------------------------------------ queue objects */
-
-/* What a queue object render needs besides its rows: the listings' statuses. */
-struct objects {
-    struct render *r;
-    enum gq_kind kind;
-    struct qstats cqs; /* ClusterQueue statuses (for ClusterQueues and LocalQueues) */
-    struct qstats lqs; /* LocalQueue statuses */
-};
-
-/*
- * Columns: namespace, name, uid, spec, created_at, updated_at, and for
- * LocalQueues cluster_queue and stop_policy. ?1 namespace, ?2 name (NULL: all).
- */
-#define OBJECT_SHAPE ".TTTII"
-static const struct {
-    enum gq_kind kind;
-    const char *sql;
-    const char *shape; /* its columns' types (struct gq__query) */
-} object_sql[] = {
-    {GQ_KIND_NAMESPACE, "SELECT NULL, name, uid, spec, created_at, updated_at FROM namespaces "
-                        "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
-    {GQ_KIND_RESOURCE_FLAVOR, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                              "FROM resource_flavors WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                              OBJECT_SHAPE},
-    {GQ_KIND_COHORT, "SELECT NULL, name, uid, spec, created_at, updated_at FROM cohorts "
-                     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
-    {GQ_KIND_CLUSTER_QUEUE, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                            "FROM cluster_queues WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                            OBJECT_SHAPE},
-    {GQ_KIND_LOCAL_QUEUE,
-     "SELECT namespace, name, uid, spec, created_at, updated_at, cluster_queue, stop_policy "
-     "FROM local_queues WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR name = ?2) "
-     "ORDER BY namespace, name",
-     "local_queues:TTTTIITT"},
-    {GQ_KIND_PRIORITY_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                             "FROM priority_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                             OBJECT_SHAPE},
-    {GQ_KIND_ADMISSION_CHECK, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                              "FROM admission_checks WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                              OBJECT_SHAPE},
-    {GQ_KIND_PROVISIONING_CONFIG,
-     "SELECT NULL, name, uid, spec, created_at, updated_at FROM provisioning_configs "
-     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
-    {GQ_KIND_CONFIGURATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                            "FROM configurations WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                            OBJECT_SHAPE},
-    {GQ_KIND_NODE_POOL, "SELECT NULL, name, uid, spec, created_at, updated_at "
-                        "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
-                        OBJECT_SHAPE},
-};
-
-static int queue_status(struct objects *q, json_object *root, const char *const *v)
-{
-    json_object *status = json_object_new_object(), *conds = json_object_new_array();
-    struct render *r = q->r;
-    int rc = GQ_OK;
-
-    json_object_object_add(status, "conditions", conds);
-    json_object_object_add(root, "status", status);
-    if (q->kind == GQ_KIND_CLUSTER_QUEUE) {
-        const struct qstat *cq = qstat_find(&q->cqs, NULL, v[1]);
-
-        json_object_array_add(conds, cq_active(cq, num(v[5])));
-        rc = add_flavors(r, status, v[1], NULL, NULL);
-        add_counts(status, cq);
-    } else {
-        const struct qstat *lq = qstat_find(&q->lqs, v[0], v[1]);
-
-        json_object_array_add(conds, lq_active(v[7], qstat_find(&q->cqs, NULL, v[6]), num(v[5])));
-        rc = add_flavors(r, status, v[6], v[0], v[1]);
-        add_counts(status, lq);
-    }
-    return rc;
-}
-
-static int object_row(int n, const char *const *v, void *payload)
-{
-    struct objects *q = payload;
-    json_object *root;
-    int rc = GQ_OK;
-
-    (void)n;
-    if (!(root = object_base(q->r, v[3], v[1], v[2], num(v[4]))))
-        return q->r->err ? q->r->err->code : GQ_EIO;
-    if (q->kind == GQ_KIND_CLUSTER_QUEUE || q->kind == GQ_KIND_LOCAL_QUEUE)
-        rc = queue_status(q, root, v);
-    if (rc == GQ_OK)
-        rc = sink_item(q->r, root);
-    json_object_put(root);
-    return rc;
-}
-
-static int render_objects(struct render *r, enum gq_kind kind, const char *ns, const char *name)
-{
-    struct objects q = {r, kind, {NULL, 0, 0}, {NULL, 0, 0}};
-    const char *params[2] = {gq__kind_is_namespaced(kind) ? ns : NULL, name};
-    size_t i = 0;
-    int rc = GQ_OK;
-
-    while (i + 1 < sizeof(object_sql) / sizeof(object_sql[0]) && object_sql[i].kind != kind)
-        i++;
-    if (object_sql[i].kind != kind)
-        return gq__error(r->err, GQ_EINVALID, "cannot render a %s", gq__kind_resource(kind));
-    if (kind == GQ_KIND_CLUSTER_QUEUE || kind == GQ_KIND_LOCAL_QUEUE)
-        rc = qstats_load(r, "clusterqueue", &q.cqs);
-    if (rc == GQ_OK && kind == GQ_KIND_LOCAL_QUEUE)
-        rc = qstats_load(r, "localqueue", &q.lqs);
-    if (rc == GQ_OK) {
-        struct gq__query oq = {object_sql[i].sql, object_sql[i].shape, params, 2};
-
-        rc = gq__store_rows(r->db->st, &oq, object_row, &q, r->err);
-    }
-    qstats_clear(&q.cqs);
-    qstats_clear(&q.lqs);
-    if (rc == GQ_OK && name && r->n == 0)
-        rc = gq__error(r->err, GQ_ENOTFOUND, "%s \"%s\" not found", gq__kind_resource(kind), name);
-    return rc;
+    flavor_add(it, it->reservation, f, f->reserved);
+    flavor_add(it, it->usage, f, f->admitted);
 }
 
 /* ---------------------------------------------------------------- workloads */
@@ -1017,132 +843,113 @@ static void wl_owner(json_object *meta, const gq_workload_info *wl)
     json_object_object_add(meta, "ownerReferences", refs);
 }
 
-struct wl_render {
-    struct render *r;
-    const gq_workload_info *wl;
-    json_object *root; /* the Workload, built by spec_row */
-};
-
 /*
  * An eviction Kueue still shows on a requeued workload: Evicted (and
  * Preempted) stay True until quota is reserved again.
- * Columns 3..7: evicted_reason, evicted_message, preempted_reason, evicted_at,
- * evictions.
  */
-static void wl_eviction(json_object *status, const gq_workload_info *wl, const char *const *v)
+static void wl_eviction(json_object *status, const gq_workload_info *wl,
+                        const struct gq__mf_workload *row)
 {
     json_object *conds = child(status, "conditions", json_type_array), *g;
     bool holds = !strcmp(wl->state, "reserved") || !strcmp(wl->state, "admitted") ||
                  !strcmp(wl->state, "running");
 
-    if (v[3] && !holds) {
-        json_object_array_add(conds, condition("Evicted", true, num(v[6]), v[3], v[4]));
-        if (v[5])
-            json_object_array_add(conds, condition("Preempted", true, num(v[6]), v[5], v[4]));
+    if (row->evicted_reason && !holds) {
+        json_object_array_add(conds, condition("Evicted", true, row->evicted_ms,
+                                               row->evicted_reason, row->evicted_message));
+        if (row->preempted_reason)
+            json_object_array_add(conds, condition("Preempted", true, row->evicted_ms,
+                                                   row->preempted_reason, row->evicted_message));
     }
-    if (num(v[7]) > 0 && json_object_object_get_ex(status, "gpuq", &g))
-        add_int(g, "evictions", num(v[7]));
+    if (row->evictions > 0 && json_object_object_get_ex(status, "gpuq", &g))
+        add_int(g, "evictions", row->evictions);
 }
 
 /*
  * status.gpuq.duration: how long the job runs once its pods start, as Go
  * writes a duration ("45m0s", "1h30m0s"); absent when it runs until cancelled.
  */
-static void wl_duration(json_object *status, const char *ms)
+static void wl_duration(json_object *status, const struct gq__mf_workload *row)
 {
     char buf[GQ_DURATION_BUFSIZE];
 
-    if (!ms)
+    if (!row->has_duration)
         return;
-    gq__format_duration_ms(buf, sizeof(buf), num(ms), false);
+    gq__format_duration_ms(buf, sizeof(buf), row->duration_ms, false);
     add_str(child(status, "gpuq", json_type_object), "duration", buf);
 }
 
-/* Columns: spec, admission, updated_at, then wl_eviction's (3..7), then duration_ms. */
-static int spec_row(int n, const char *const *v, void *payload)
+int gq__mf_workload_begin(struct gq__mf_printer *p, const gq_workload_info *wl,
+                          const struct gq__mf_workload *row, struct gq__mf_item **out)
 {
-    struct wl_render *w = payload;
-    const gq_workload_info *wl = w->wl;
     json_object *status;
+    struct gq__mf_item *it;
+    int rc;
 
-    (void)n;
-    if (!(w->root = object_base(w->r, v[0], wl->name, wl->uid, wl->created_ms)))
-        return w->r->err ? w->r->err->code : GQ_EIO;
+    (void)p;
+    if ((rc = item_begin(row->spec, wl->name, wl->uid, wl->created_ms, out)) != GQ_OK)
+        return rc;
+    it = *out;
+    it->wl = wl;
     if (strcmp(wl->job_kind, "Job") == 0)
-        wl_owner(child(w->root, "metadata", json_type_object), wl);
+        wl_owner(child(it->root, "metadata", json_type_object), wl);
     if (strcmp(wl->state, "deactivated") == 0) /* Kueue sets spec.active false to deactivate */
-        json_object_object_add(child(w->root, "spec", json_type_object), "active",
+        json_object_object_add(child(it->root, "spec", json_type_object), "active",
                                json_object_new_boolean(0));
-    status = wl_status(wl, v[1], num(v[2]));
-    wl_eviction(status, wl, v);
-    wl_duration(status, v[8]);
-    json_object_object_add(w->root, "status", status);
-    return 0;
+    status = wl_status(wl, row->admission, row->updated_ms);
+    wl_eviction(status, wl, row);
+    wl_duration(status, row);
+    json_object_object_add(it->root, "status", status);
+    return GQ_OK;
 }
 
-/* Columns: name, state, message, updated_at: status.admissionChecks[]. */
-static int check_row(int n, const char *const *v, void *payload)
+bool gq__mf_workload_holds(const struct gq__mf_item *it)
+{
+    const char *s = it->wl ? it->wl->state : "";
+
+    return !strcmp(s, "reserved") || !strcmp(s, "admitted") || !strcmp(s, "running");
+}
+
+/* status.admissionChecks[]. */
+void gq__mf_workload_check(struct gq__mf_item *it, const struct gq__mf_check *ck)
 {
     json_object *c = json_object_new_object();
 
-    (void)n;
-    add_str(c, "name", v[0]);
-    add_str(c, "state", v[1]);
-    add_time(c, "lastTransitionTime", num(v[3]));
-    add_str(c, "message", v[2] ? v[2] : "");
-    json_object_array_add(payload, c);
-    return 0;
+    add_str(c, "name", ck->name);
+    add_str(c, "state", ck->state);
+    add_time(c, "lastTransitionTime", ck->updated_ms);
+    add_str(c, "message", ck->message ? ck->message : "");
+    if (!it->checks)
+        it->checks = json_object_new_array();
+    json_object_array_add(it->checks, c);
 }
 
-/* Columns: spec, templates, status: a request and its PodTemplates, as objects. */
-/* A workload's requests and templates, and per request its config's podSetUpdates.nodeSelector. */
-struct provreqs {
-    json_object *objects; /* ProvisioningRequests, each followed by its PodTemplates */
-    json_object *updates; /* one entry per request: an array, or null */
-};
-
-/* Columns: spec, templates, status, the config's podSetUpdates.nodeSelector (JSON). */
-static int provreq_row(int n, const char *const *v, void *payload)
+/* A request and its PodTemplates, as objects, and its config's podSetUpdates.nodeSelector. */
+void gq__mf_workload_request(struct gq__mf_item *it, const struct gq__mf_request *r)
 {
-    struct provreqs *p = payload;
-    json_object *pr = json_tokener_parse(v[0]), *pts = json_tokener_parse(v[1]), *st;
-    size_t i;
+    json_object *pr = json_tokener_parse(r->spec), *pts = json_tokener_parse(r->templates), *st;
+    size_t i, n;
 
-    if (pr && v[2] && (st = json_tokener_parse(v[2])) != NULL)
+    if (!it->prs) {
+        it->prs = json_object_new_array();
+        it->updates = json_object_new_array();
+    }
+    if (pr && r->status && (st = json_tokener_parse(r->status)) != NULL)
         json_object_object_add(pr, "status", st);
     if (pr) {
-        json_object_array_add(p->objects, pr);
-        json_object_array_add(p->updates, v[3] ? json_tokener_parse(v[3]) : NULL);
+        json_object_array_add(it->prs, pr);
+        json_object_array_add(it->updates, r->updates ? json_tokener_parse(r->updates) : NULL);
     }
     if (!json_object_is_type(pts, json_type_array)) /* damaged: json-c asserts the type */
         n = 0;
     else
-        n = (int)json_object_array_length(pts);
-    for (i = 0; i < (size_t)n; i++)
-        json_object_array_add(p->objects, json_object_get(json_object_array_get_idx(pts, i)));
+        n = json_object_array_length(pts);
+    for (i = 0; i < n; i++)
+        json_object_array_add(it->prs, json_object_get(json_object_array_get_idx(pts, i)));
     json_object_put(pts);
-    return 0;
 }
 
 /* ------------------------------------------------------------ the release */
-
-static json_object *jget(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-
-    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-/* Columns: spec (a ResourceFlavor's canonical JSON). */
-static int flavor_spec_row(int n, const char *const *v, void *payload)
-{
-    json_object **out = payload;
-
-    (void)n;
-    json_object_put(*out);
-    *out = json_tokener_parse(v[0]);
-    return 0;
-}
 
 /* The entries of kvs that parent[key] lacks or holds otherwise, set in it (made when missing). */
 static void put_kvs(json_object *parent, const char *key, const struct gq_kvs *kvs)
@@ -1163,39 +970,41 @@ static void put_kvs(json_object *parent, const char *key, const struct gq_kvs *k
     }
 }
 
-/* The requests among prs->objects (the PodTemplates between them skipped). -1 on ENOMEM. */
-static int rel_reqs_of(const struct provreqs *prs, struct gq__mf_release_reqs *q)
+/* The requests among the item's objects (the PodTemplates between them skipped). -1 on ENOMEM. */
+static int rel_reqs_of(const struct gq__mf_item *it, struct gq__mf_release_reqs *q)
 {
-    size_t i, n = prs ? json_object_array_length(prs->updates) : 0;
+    size_t i, n = it->updates ? json_object_array_length(it->updates) : 0;
 
     if (gq__mf_release_reqs_init(q, n) < 0)
         return -1;
-    for (i = 0; n && i < json_object_array_length(prs->objects) && q->n < n; i++) {
-        json_object *o = json_object_array_get_idx(prs->objects, i);
+    for (i = 0; n && i < json_object_array_length(it->prs) && q->n < n; i++) {
+        json_object *o = json_object_array_get_idx(it->prs, i);
         const char *kind = json_object_get_string(jget(o, "kind"));
 
         if (!kind || strcmp(kind, "ProvisioningRequest") != 0)
             continue;
         if (gq__mf_release_reqs_add(q, o, jget(o, "status"),
-                                    json_object_array_get_idx(prs->updates, q->n)) < 0)
+                                    json_object_array_get_idx(it->updates, q->n)) < 0)
             return -1;
     }
     return 0;
 }
 
-/* The stored spec of flavor, read once per render (a listing has many workloads, few flavors). */
-static json_object *flavor_spec(struct render *r, const char *flavor)
+/* The stored spec of flavor, asked once per printer (a listing has many workloads, few flavors). */
+static json_object *flavor_spec(struct gq__mf_printer *r, const char *flavor)
 {
-    static const char sql[] = "SELECT spec FROM resource_flavors WHERE name = ?1";
     json_object *f = NULL;
+    char *text;
 
     if (!flavor)
         return NULL;
     if (!r->flavors)
         r->flavors = json_object_new_object();
-    if (!(f = jget(r->flavors, flavor)) &&
-        gq__store_query(r->db->st, sql, &flavor, 1, flavor_spec_row, &f, NULL) == 0 && f)
-        json_object_object_add(r->flavors, flavor, f);
+    if (!(f = jget(r->flavors, flavor)) && (text = r->flavor_fn(flavor, r->flavor_payload))) {
+        if ((f = json_tokener_parse(text)) != NULL)
+            json_object_object_add(r->flavors, flavor, f);
+        free(text);
+    }
     return jget(f, "spec");
 }
 
@@ -1207,7 +1016,7 @@ static json_object *flavor_spec(struct render *r, const char *flavor)
  * the release adds or changes is written into the copy, so the pristine
  * text keeps its order and its values.
  */
-static json_object *released(struct render *r, json_object *tmpl, const char *podset,
+static json_object *released(struct gq__mf_printer *r, json_object *tmpl, const char *podset,
                              const char *flavor, const struct gq__mf_release_reqs *reqs)
 {
     struct gq__mf_release_podset k;
@@ -1247,15 +1056,16 @@ static json_object *released(struct render *r, json_object *tmpl, const char *po
  * eviction restores the pristine template simply by the workload no longer
  * being admitted.
  */
-static void wl_release(struct render *r, json_object *root, const struct provreqs *prs)
+static void wl_release(struct gq__mf_printer *r, const struct gq__mf_item *it)
 {
+    json_object *root = it->root;
     json_object *status = jget(root, "status"), *g = jget(status, "gpuq");
     json_object *sets = jget(jget(status, "admission"), "podSetAssignments");
     json_object *rel, *out;
     struct gq__mf_release_reqs reqs;
     size_t i;
 
-    if (!g || !sets || rel_reqs_of(prs, &reqs) < 0) {
+    if (!g || !sets || rel_reqs_of(it, &reqs) < 0) {
         if (g && sets)
             gq__mf_release_reqs_clear(&reqs);
         return;
@@ -1283,131 +1093,54 @@ static void wl_release(struct render *r, json_object *root, const struct provreq
 /*
  * A workload holding quota: Kueue's status.admissionChecks, and the
  * ProvisioningRequests and PodTemplates gpuq created for it, as the objects
- * Kueue would write (status.gpuq.provisioningRequests).
+ * Kueue would write (status.gpuq.provisioningRequests); once admitted, the
+ * release.
  */
-static int wl_checks(struct render *r, const gq_workload_info *wl, json_object *root)
+static void wl_checks(struct gq__mf_printer *r, struct gq__mf_item *it)
 {
-    static const char checks_sql[] =
-        "SELECT c.name, c.state, c.message, c.updated_at FROM workload_checks c "
-        "JOIN workloads w ON w.id = c.workload_id WHERE w.uid = ?1 ORDER BY c.name";
-    static const char prs_sql[] =
-        "SELECT p.spec, p.templates, p.status, (SELECT pc.spec ->> '$.spec.podSetUpdates.nodeSelector' "
-        "  FROM admission_checks ac JOIN provisioning_configs pc "
-        "  ON pc.name = ac.spec ->> '$.spec.parameters.name' WHERE ac.name = p.check_name) "
-        "FROM provisioning_requests p "
-        "JOIN workloads w ON w.id = p.workload_id WHERE w.uid = ?1 AND p.deleted_at IS NULL "
-        "ORDER BY p.check_name, p.attempt";
-    json_object *status = child(root, "status", json_type_object), *g, *checks, *prs;
-    struct gq__query checks_q = {checks_sql, "workload_checks:TTtI", &wl->uid, 1};
-    struct gq__query prs_q = {prs_sql, "provisioning_requests:TTtt", &wl->uid, 1};
-    struct provreqs p;
-    int rc;
+    json_object *status = child(it->root, "status", json_type_object), *g;
 
-    if (strcmp(wl->state, "reserved") && strcmp(wl->state, "admitted") &&
-        strcmp(wl->state, "running"))
-        return GQ_OK;
-    checks = json_object_new_array();
-    prs = p.objects = json_object_new_array();
-    p.updates = json_object_new_array();
-    if ((rc = gq__store_rows(r->db->st, &checks_q, check_row, checks, r->err)) == GQ_OK)
-        rc = gq__store_rows(r->db->st, &prs_q, provreq_row, &p, r->err);
-    if (json_object_array_length(checks))
-        json_object_object_add(status, "admissionChecks", json_object_get(checks));
-    if (json_object_array_length(prs) && json_object_object_get_ex(status, "gpuq", &g))
-        json_object_object_add(g, "provisioningRequests", json_object_get(prs));
-    if (rc == GQ_OK && strcmp(wl->state, "reserved") != 0)
-        wl_release(r, root, &p);
-    json_object_put(checks);
-    json_object_put(prs);
-    json_object_put(p.updates);
-    return rc;
-}
-
-/* Returned by an item's callback to end the walk once the one object asked for is written. */
-#define WALK_STOP 1
-
-/* rc after writing one item; WALK_STOP once the one object asked for is written. */
-static int item_done(struct render *r, int rc)
-{
-    if (rc == GQ_OK && !r->list) {
-        r->stop = true;
-        return WALK_STOP;
-    }
-    return rc;
-}
-
-static int wl_row(const gq_workload_info *wl, void *payload)
-{
-    static const char sql[] =
-        "SELECT spec, admission, updated_at, evicted_reason, evicted_message, preempted_reason, "
-        "evicted_at, evictions, duration_ms FROM workloads WHERE uid = ?1";
-    struct render *r = payload;
-    struct wl_render w = {r, wl, NULL};
-    struct gq__query q = {sql, "workloads:TtIttti.i", &wl->uid, 1};
-    int rc = gq__store_rows(r->db->st, &q, spec_row, &w, r->err);
-
-    if (rc == GQ_OK && w.root)
-        rc = wl_checks(r, wl, w.root);
-    if (rc == GQ_OK && w.root)
-        rc = sink_item(r, w.root);
-    json_object_put(w.root);
-    return item_done(r, rc);
-}
-
-static int render_workloads(struct render *r,
-                            const char *ns,
-                            const char *name,
-                            const gq_workload_filter *filter)
-{
-    gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
-    int rc;
-
-    if (filter) /* its version checked by gq_render */
-        f = *filter;
-    if (ns)
-        f.namespace = ns;
-    if (name)
-        f.name = name;
-    rc = gq_workload_list(r->db, &f, wl_row, r, r->err);
-    if (rc == WALK_STOP && r->stop)
-        rc = GQ_OK;
-    if (rc == GQ_OK && name && r->n == 0)
-        rc = gq__error(r->err, GQ_ENOTFOUND, "workload \"%s\" not found", name);
-    return rc;
+    if (it->checks && json_object_array_length(it->checks))
+        json_object_object_add(status, "admissionChecks", json_object_get(it->checks));
+    if (it->prs && json_object_array_length(it->prs) &&
+        json_object_object_get_ex(status, "gpuq", &g))
+        json_object_object_add(g, "provisioningRequests", json_object_get(it->prs));
+    if (strcmp(it->wl->state, "reserved") != 0)
+        wl_release(r, it);
 }
 
 /* ---------------------------------------------------- provisioning requests */
 
 /* A ProvisioningRequest as stored, with its provider's status when there is one. */
-static int provreq_item(const gq_provreq_info *pr, void *payload)
+int gq__mf_provreq_begin(struct gq__mf_printer *p, const gq_provreq_info *pr,
+                         struct gq__mf_item **out)
 {
-    struct render *r = payload;
-    json_object *root = object_base(r, pr->object, pr->name, pr->uid, pr->created_ms), *st;
+    json_object *st;
     int rc;
 
-    if (!root)
-        return r->err ? r->err->code : GQ_EIO;
+    (void)p;
+    if ((rc = item_begin(pr->object, pr->name, pr->uid, pr->created_ms, out)) != GQ_OK)
+        return rc;
     if (pr->status && (st = json_tokener_parse(pr->status)) != NULL)
-        json_object_object_add(root, "status", st);
-    rc = sink_item(r, root);
-    json_object_put(root);
-    return item_done(r, rc);
+        json_object_object_add((*out)->root, "status", st);
+    return GQ_OK;
 }
 
 /*
  * A PodTemplate as stored. Its owner reference to the request is written
  * before the request has a UID; the API server would show it, so it is added.
  */
-static int podtemplate_item(const gq_podtemplate_info *pt, void *payload)
+int gq__mf_podtemplate_begin(struct gq__mf_printer *p, const gq_podtemplate_info *pt,
+                             struct gq__mf_item **out)
 {
-    struct render *r = payload;
-    json_object *root = object_base(r, pt->object, pt->name, pt->uid, pt->created_ms), *refs;
+    json_object *refs;
     size_t i;
     int rc;
 
-    if (!root)
-        return r->err ? r->err->code : GQ_EIO;
-    refs = jget(jget(root, "metadata"), "ownerReferences");
+    (void)p;
+    if ((rc = item_begin(pt->object, pt->name, pt->uid, pt->created_ms, out)) != GQ_OK)
+        return rc;
+    refs = jget(jget((*out)->root, "metadata"), "ownerReferences");
     for (i = 0;
          refs && json_object_is_type(refs, json_type_array) && i < json_object_array_length(refs);
          i++) {
@@ -1416,256 +1149,83 @@ static int podtemplate_item(const gq_podtemplate_info *pt, void *payload)
         if (owner && !jget(ref, "uid") && !strcmp(json_object_get_string(owner), pt->provreq))
             add_str(ref, "uid", pt->provreq_uid);
     }
-    rc = sink_item(r, root);
-    json_object_put(root);
-    return item_done(r, rc);
-}
-
-/* ---------------------------------------------------------------- gq_render */
-
-struct render_args {
-    struct render *r;
-    enum gq_kind kind;
-    const char *ns;
-    const char *name;
-    const gq_workload_filter *filter;
-};
-
-/* Forget a rolled-back attempt; nothing of it has reached the sink. */
-static void render_reset(struct render *r)
-{
-    if (r->y_ready)
-        yaml_emitter_delete(&r->y);
-    r->y_ready = false;
-    r->begun = false;
-    r->stop = false;
-    r->n = 0;
-    r->out.len = 0;
-    r->out.rc = 0;
-}
-
-/*
- * The code a render ends with: out of memory said once, and a busy database
- * after output was handed to the caller an I/O error, since what was written
- * cannot be taken back by a retry.
- */
-static int render_finish(const struct render *r, int rc, gq_error *err)
-{
-    if (rc == GQ_ENOMEM && (!err || err->code != GQ_ENOMEM))
-        rc = gq__error(err, GQ_ENOMEM, "out of memory");
-    if (rc == GQ_EBUSY && r->out.wrote) {
-        char msg[sizeof(err->msg)];
-
-        snprintf(msg, sizeof(msg), "%s", err ? err->msg : "database is busy");
-        rc = gq__error(err, GQ_EIO, "%s", msg);
-    }
-    return rc;
-}
-
-static int render_txn(struct gq_store *st, void *payload, gq_error *err)
-{
-    struct render_args *a = payload;
-    struct render *r = a->r;
-    int rc;
-
-    (void)st;
-    render_reset(r);
-    if (a->kind == GQ_KIND_WORKLOAD || a->kind == GQ_KIND_JOB)
-        rc = render_workloads(r, a->ns, a->name, a->filter);
-    else if (a->kind == GQ_KIND_PROVISIONING_REQUEST)
-        rc = gq_provreq_list(r->db, a->ns, a->name, provreq_item, r, err);
-    else if (a->kind == GQ_KIND_POD_TEMPLATE)
-        rc = gq_podtemplate_list(r->db, a->ns, a->name, podtemplate_item, r, err);
-    else
-        rc = render_objects(r, a->kind, a->ns, a->name);
-    if (rc == WALK_STOP && r->stop)
-        rc = GQ_OK;
-    if (rc == GQ_OK)
-        rc = sink_end(r);
-    return render_finish(r, rc, err);
-}
-
-int gq_render(gq_db *db,
-              const char *resource,
-              const char *namespace,
-              const char *name,
-              const gq_workload_filter *filter,
-              gq_format format,
-              gq_write_fn fn,
-              void *payload,
-              gq_error *err)
-{
-    enum gq_kind kind = resource ? gq__kind_lookup(resource) : GQ_KIND_NONE;
-    struct render r;
-    struct render_args a = {&r, kind, namespace, name, filter};
-    int rc;
-
-    GQ_ASSERT_ARG(db && fn);
-    if (filter && (rc = gq__version_check(filter->version, GQ_WORKLOAD_FILTER_VERSION,
-                                          "gq_workload_filter", err)) != GQ_OK)
-        return rc;
-    if (kind == GQ_KIND_NONE)
-        return gq__error(err, GQ_EINVALID, "the server doesn't have a resource type \"%s\"",
-                         resource ? resource : "");
-    if (format != GQ_FORMAT_JSON && format != GQ_FORMAT_YAML)
-        return gq__error(err, GQ_EINVALID, "unknown output format %d", (int)format);
-    memset(&r, 0, sizeof(r));
-    r.db = db;
-    r.format = format;
-    r.list = name == NULL;
-    r.out.fn = fn;
-    r.out.payload = payload;
-    r.err = err;
-    rc = gq__store_read(db->st, render_txn, &a, err);
-    render_reset(&r);
-    json_object_put(r.flavors);
-    free(r.out.buf);
-    return rc;
-}
-
-/* ------------------------------------------------------------ the pager */
-
-struct gq_render_pager {
-    gq_workload_filter filter; /* its strings point into strs */
-    char *strs[5];             /* owned copies of the filter's strings */
-    char *after;               /* owned continue token of the next page; NULL: the first */
-    int64_t limit;             /* items in the List at most; 0: every one */
-    size_t written;            /* items written by the pages so far */
-    bool begun;                /* the List's head has been written */
-    bool done;                 /* the List has been ended */
-};
-
-struct pager_args {
-    struct render *r;
-    gq_render_pager *p;
-    char *next; /* the page's gq_workload_list_page token; owned */
-};
-
-/* The page's items, then the List's end or (mid-List) what the buffer holds. */
-static int pager_page(struct pager_args *a, gq_error *err)
-{
-    struct render *r = a->r;
-    gq_render_pager *p = a->p;
-    int64_t page = GQ_RENDER_PAGE;
-    int rc;
-
-    if (p->limit > 0 && p->limit - (int64_t)p->written < page)
-        page = p->limit - (int64_t)p->written;
-    rc = gq_workload_list_page(r->db, &p->filter, p->after, page, wl_row, r, &a->next, err);
-    if (rc != GQ_OK)
-        return rc;
-    if (!a->next || (p->limit > 0 && (int64_t)r->n == p->limit)) {
-        r->cont = a->next; /* only a List cut at its limit says where to go on */
-        return sink_end(r);
-    }
-    if (!r->begun && (rc = sink_begin(r)) != GQ_OK)
-        return rc;
-    return out_flush(&r->out);
-}
-
-static int pager_txn(struct gq_store *st, void *payload, gq_error *err)
-{
-    struct pager_args *a = payload;
-    struct render *r = a->r;
-    int rc;
-
-    (void)st;
-    render_reset(r);
-    r->n = a->p->written;
-    r->begun = a->p->begun;
-    r->cont = NULL;
-    gq_free(a->next);
-    a->next = NULL;
-    rc = pager_page(a, err);
-    return render_finish(r, rc, err);
-}
-
-static bool pager_copy(gq_render_pager *p, const gq_workload_filter *f)
-{
-    const char *from[5] = {f->namespace, f->state, f->local_queue, f->cluster_queue, f->name};
-    size_t i;
-
-    for (i = 0; i < 5; i++)
-        if (from[i] && !(p->strs[i] = strdup(from[i])))
-            return false;
-    p->filter.namespace = p->strs[0];
-    p->filter.state = p->strs[1];
-    p->filter.local_queue = p->strs[2];
-    p->filter.cluster_queue = p->strs[3];
-    p->filter.name = p->strs[4];
-    return true;
-}
-
-int gq_render_pager_new(gq_render_pager **out,
-                        const gq_workload_filter *filter,
-                        const char *continue_token,
-                        int64_t limit,
-                        gq_error *err)
-{
-    gq_workload_filter none = GQ_WORKLOAD_FILTER_INIT;
-    gq_render_pager *p;
-    int rc;
-
-    GQ_ASSERT_ARG(out);
-    *out = NULL;
-    if (!filter)
-        filter = &none;
-    if ((rc = gq__version_check(filter->version, GQ_WORKLOAD_FILTER_VERSION,
-                                "gq_workload_filter", err)) != GQ_OK)
-        return rc;
-    if (limit < 0)
-        return gq__error(err, GQ_EINVALID, "invalid limit %" PRId64 ": want 0 or more", limit);
-    if (!(p = calloc(1, sizeof(*p))))
-        return gq__error(err, GQ_ENOMEM, "out of memory");
-    p->filter = none;
-    p->limit = limit;
-    if (!pager_copy(p, filter) || (continue_token && !(p->after = strdup(continue_token)))) {
-        gq_render_pager_free(p);
-        return gq__error(err, GQ_ENOMEM, "out of memory");
-    }
-    *out = p;
     return GQ_OK;
 }
 
-int gq_render_pager_next(
-    gq_render_pager *p, gq_db *db, gq_write_fn fn, void *payload, bool *done_out, gq_error *err)
-{
-    struct render r;
-    struct pager_args a = {&r, p, NULL};
-    int rc = GQ_OK;
+/* ------------------------------------------------------------------ printer */
 
-    GQ_ASSERT_ARG(p && db && fn && done_out);
-    memset(&r, 0, sizeof(r));
-    r.db = db;
-    r.format = GQ_FORMAT_JSON;
-    r.list = true;
-    r.out.fn = fn;
-    r.out.payload = payload;
-    r.err = err;
-    if (!p->done && (rc = gq__store_read(db->st, pager_txn, &a, err)) == GQ_OK) {
-        p->done = r.cont != NULL || !a.next || (p->limit > 0 && (int64_t)r.n == p->limit);
-        p->written = r.n;
-        p->begun = true;
-        gq_free(p->after);
-        p->after = a.next;
-        a.next = NULL;
-    }
-    *done_out = p->done;
-    gq_free(a.next);
-    render_reset(&r);
-    json_object_put(r.flavors);
-    free(r.out.buf);
-    return rc;
+int gq__mf_item_print(struct gq__mf_printer *p, struct gq__mf_item *it)
+{
+    if (it->wl && gq__mf_workload_holds(it))
+        wl_checks(p, it);
+    return sink_item(p, it->root);
 }
 
-void gq_render_pager_free(gq_render_pager *p)
+int gq__mf_printer_new(struct gq__mf_printer **out, gq_format format, bool list, gq_write_fn fn,
+                       void *payload, gq__mf_flavor_fn flavor_fn, void *flavor_payload,
+                       gq_error *err)
 {
-    size_t i;
+    struct gq__mf_printer *p;
 
+    if (!(*out = p = calloc(1, sizeof(*p))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    p->format = format;
+    p->list = list;
+    p->out.fn = fn;
+    p->out.payload = payload;
+    p->err = err;
+    p->flavor_fn = flavor_fn;
+    p->flavor_payload = flavor_payload;
+    return GQ_OK;
+}
+
+void gq__mf_printer_reset(struct gq__mf_printer *p)
+{
+    if (p->y_ready)
+        yaml_emitter_delete(&p->y);
+    p->y_ready = false;
+    p->begun = false;
+    p->n = 0;
+    p->out.len = 0;
+    p->out.rc = 0;
+}
+
+void gq__mf_printer_free(struct gq__mf_printer *p)
+{
     if (!p)
         return;
-    for (i = 0; i < 5; i++)
-        free(p->strs[i]);
-    gq_free(p->after);
+    gq__mf_printer_reset(p);
+    json_object_put(p->flavors);
+    free(p->out.buf);
     free(p);
+}
+
+void gq__mf_printer_resume(struct gq__mf_printer *p, size_t n, bool begun)
+{
+    p->n = n;
+    p->begun = begun;
+}
+
+size_t gq__mf_printer_count(const struct gq__mf_printer *p)
+{
+    return p->n;
+}
+
+bool gq__mf_printer_wrote(const struct gq__mf_printer *p)
+{
+    return p->out.wrote;
+}
+
+int gq__mf_printer_flush(struct gq__mf_printer *p)
+{
+    int rc;
+
+    if (!p->begun && (rc = sink_begin(p)) != GQ_OK)
+        return rc;
+    return out_flush(&p->out);
+}
+
+int gq__mf_printer_end(struct gq__mf_printer *p, const char *cont)
+{
+    return sink_end(p, cont);
 }

@@ -1,7 +1,10 @@
 /*
- * store_render.c: the statements behind cluster mode's outbox and the
- * release's inputs (store_render.h), so that engine/sync_outbox.c reads
- * typed values and holds no SQL. The statements are those the outbox ran
+ * store_render.c: the statements behind -o json|yaml, cluster mode's outbox
+ * and the release's inputs (store_render.h), so that api/render.c and
+ * engine/sync_outbox.c read typed values and hold no SQL. The renderer's
+ * statements are those manifest_render.c ran itself, with the same text,
+ * parameters (bound as text) and row shapes, so that a damaged row gives the
+ * message it gave. The statements are those the outbox ran
  * itself, unchanged but for the parameters, now bound as integers (each was
  * cast to one in the statement); the outbox checked no row's shape and
  * these reads check none either, but for the ProvisioningRequests' read:
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "model.h"
 #include "store_int.h"
 #include "store_render.h"
 
@@ -95,6 +99,213 @@ int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__releas
         return rc;
     gq__bind_text(c.stmt, 1, wuid);
     return gq__store_each_row(st, &c, "provisioning_requests:TTtt", false, 0, request_row, &q, err);
+}
+
+/* ---------------------------------------------------------- -o json|yaml */
+
+/* Columns: namespace, name, uid, spec, created_at, updated_at, and for LocalQueues
+ * cluster_queue and stop_policy. ?1 namespace, ?2 name (NULL: all). */
+#define OBJECT_SHAPE ".TTTII"
+static const struct {
+    enum gq_kind kind;
+    const char *sql;
+    const char *shape; /* its columns' types (struct gq__query) */
+} object_sql[] = {
+    {GQ_KIND_NAMESPACE, "SELECT NULL, name, uid, spec, created_at, updated_at FROM namespaces "
+                        "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
+    {GQ_KIND_RESOURCE_FLAVOR, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                              "FROM resource_flavors WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                              OBJECT_SHAPE},
+    {GQ_KIND_COHORT, "SELECT NULL, name, uid, spec, created_at, updated_at FROM cohorts "
+                     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
+    {GQ_KIND_CLUSTER_QUEUE, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                            "FROM cluster_queues WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                            OBJECT_SHAPE},
+    {GQ_KIND_LOCAL_QUEUE,
+     "SELECT namespace, name, uid, spec, created_at, updated_at, cluster_queue, stop_policy "
+     "FROM local_queues WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR name = ?2) "
+     "ORDER BY namespace, name",
+     "local_queues:TTTTIITT"},
+    {GQ_KIND_PRIORITY_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                             "FROM priority_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                             OBJECT_SHAPE},
+    {GQ_KIND_ADMISSION_CHECK, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                              "FROM admission_checks WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                              OBJECT_SHAPE},
+    {GQ_KIND_PROVISIONING_CONFIG,
+     "SELECT NULL, name, uid, spec, created_at, updated_at FROM provisioning_configs "
+     "WHERE ?2 IS NULL OR name = ?2 ORDER BY name", OBJECT_SHAPE},
+    {GQ_KIND_CONFIGURATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                            "FROM configurations WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                            OBJECT_SHAPE},
+    {GQ_KIND_NODE_POOL, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                        "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                        OBJECT_SHAPE},
+};
+
+struct objects {
+    gq__render_object_fn fn;
+    void *payload;
+    bool local; /* LocalQueues: the last two columns are read too */
+};
+
+static int object_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct objects *q = payload;
+    struct gq__render_object o = {
+        gq__col_text(stmt, 0),           gq__col_text(stmt, 1),
+        gq__col_text(stmt, 2),           gq__col_text(stmt, 3),
+        sqlite3_column_int64(stmt, 4),   sqlite3_column_int64(stmt, 5),
+        q->local ? gq__col_text(stmt, 6) : NULL, q->local ? gq__col_text(stmt, 7) : NULL};
+
+    return q->fn(&o, q->payload, err);
+}
+
+int gq__store_render_objects(struct gq_store *st, enum gq_kind kind, const char *ns,
+                             const char *name, gq__render_object_fn fn, void *payload,
+                             gq_error *err)
+{
+    struct objects q = {fn, payload, kind == GQ_KIND_LOCAL_QUEUE};
+    struct gq__cursor c;
+    size_t i = 0;
+    int rc;
+
+    while (i + 1 < sizeof(object_sql) / sizeof(object_sql[0]) && object_sql[i].kind != kind)
+        i++;
+    if (object_sql[i].kind != kind)
+        return gq__error(err, GQ_EINVALID, "cannot render a %s", gq__kind_resource(kind));
+    if ((rc = gq__store_cursor_open(st, object_sql[i].sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, ns);
+    gq__bind_text(c.stmt, 2, name);
+    return gq__store_each_row(st, &c, object_sql[i].shape, false, 0, object_row, &q, err);
+}
+
+/* The order of a ClusterQueue's (flavor, resource) rows: as its spec lists them. */
+#define FLAVOR_ORDER                                                                               \
+    " ORDER BY q.group_index, q.flavor_index, (SELECT c.key FROM cluster_queues cq, "              \
+    "json_each(cq.spec, '$.spec.resourceGroups[' || q.group_index || '].coveredResources') c "     \
+    "WHERE cq.name = q.owner AND c.value = q.resource), q.resource"
+
+struct flavors {
+    gq__render_flavor_fn fn;
+    void *payload;
+};
+
+static int flavor_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct flavors *q = payload;
+    struct gq__render_flavor f = {gq__col_text(stmt, 0), gq__col_text(stmt, 1),
+                                  sqlite3_column_int64(stmt, 2), sqlite3_column_int64(stmt, 3),
+                                  sqlite3_column_int64(stmt, 4)};
+
+    return q->fn(&f, q->payload, err);
+}
+
+int gq__store_render_flavors(struct gq_store *st, const char *cq, const char *ns, const char *lq,
+                             gq__render_flavor_fn fn, void *payload, gq_error *err)
+{
+    /* Every (flavor, resource) of ClusterQueue ?1 with the quota held in it. */
+    static const char cq_sql[] =
+        "SELECT q.flavor, q.resource, q.nominal, "
+        "(SELECT coalesce(sum(u.amount), 0) FROM usage u WHERE u.cluster_queue = q.owner "
+        "  AND u.flavor = q.flavor AND u.resource = q.resource), "
+        "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
+        "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
+        "  AND w.state IN ('admitted', 'running')) "
+        "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
+    /* The same for LocalQueue ?3 in namespace ?2 of ClusterQueue ?1: its workloads' share. */
+    static const char lq_sql[] =
+        "SELECT q.flavor, q.resource, q.nominal, "
+        "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
+        "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
+        "  AND w.namespace = ?2 AND w.local_queue = ?3), "
+        "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
+        "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
+        "  AND w.namespace = ?2 AND w.local_queue = ?3 AND w.state IN ('admitted', 'running')) "
+        "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
+    struct flavors q = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, lq ? lq_sql : cq_sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, cq);
+    if (lq) {
+        gq__bind_text(c.stmt, 2, ns);
+        gq__bind_text(c.stmt, 3, lq);
+    }
+    return gq__store_each_row(st, &c, "quotas:TTIII", false, 0, flavor_row, &q, err);
+}
+
+struct workload {
+    gq__render_workload_fn fn;
+    void *payload;
+};
+
+static int workload_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct workload *q = payload;
+    struct gq__render_workload w = {
+        gq__col_text(stmt, 0),
+        gq__col_text(stmt, 1),
+        sqlite3_column_int64(stmt, 2),
+        gq__col_text(stmt, 3),
+        gq__col_text(stmt, 4),
+        gq__col_text(stmt, 5),
+        sqlite3_column_int64(stmt, 6),
+        sqlite3_column_int64(stmt, 7),
+        sqlite3_column_type(stmt, 8) != SQLITE_NULL,
+        sqlite3_column_int64(stmt, 8),
+    };
+
+    return q->fn(&w, q->payload, err);
+}
+
+int gq__store_render_workload(struct gq_store *st, const char *uid, gq__render_workload_fn fn,
+                              void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT spec, admission, updated_at, evicted_reason, evicted_message, preempted_reason, "
+        "evicted_at, evictions, duration_ms FROM workloads WHERE uid = ?1";
+    struct workload q = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, uid);
+    return gq__store_each_row(st, &c, "workloads:TtIttti.i", false, 0, workload_row, &q, err);
+}
+
+struct checks {
+    gq__render_check_fn fn;
+    void *payload;
+};
+
+static int check_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct checks *q = payload;
+    struct gq__render_check ck = {gq__col_text(stmt, 0), gq__col_text(stmt, 1),
+                                  gq__col_text(stmt, 2), sqlite3_column_int64(stmt, 3)};
+
+    return q->fn(&ck, q->payload, err);
+}
+
+int gq__store_render_checks(struct gq_store *st, const char *uid, gq__render_check_fn fn,
+                            void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT c.name, c.state, c.message, c.updated_at FROM workload_checks c "
+        "JOIN workloads w ON w.id = c.workload_id WHERE w.uid = ?1 ORDER BY c.name";
+    struct checks q = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, uid);
+    return gq__store_each_row(st, &c, "workload_checks:TTtI", false, 0, check_row, &q, err);
 }
 
 /* ----------------------------------------------------------------- outbox */

@@ -1,11 +1,11 @@
 /*
- * store_render.h: the reads behind cluster mode's outbox (engine/sync_outbox.c)
- * and the release's inputs (a flavor's spec, a workload's requests), each a
- * named function that returns owned C values or calls a typed callback
- * (store_render.c). The release's inputs are the statements -o json|yaml
- * runs (manifest/manifest_render.c, not yet moved here): that renderer is
- * to call these two when its reading leaves lib/manifest/. Internal to
- * libgpuqueue; no SQLite type crosses this header.
+ * store_render.h: the reads behind -o json|yaml (api/render.c: the stored
+ * objects, a queue's flavors, a workload's row and admission checks), the
+ * release's inputs (a flavor's spec, a workload's requests), which -o json
+ * and cluster mode's outbox share, and the outbox's own reads
+ * (engine/sync_outbox.c), each a named function that returns owned C values
+ * or calls a typed callback (store_render.c). Internal to libgpuqueue; no
+ * SQLite type crosses this header.
  *
  * Common rules. A row whose columns cannot have the shape they have (a NULL
  * or a type the schema rules out) is GQ_EIO with gq__store_damaged's
@@ -46,6 +46,82 @@ typedef int (*gq__release_request_fn)(const struct gq__release_request *r, void 
  */
 int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__release_request_fn fn,
                                void *payload, gq_error *err);
+
+/* ---------------------------------------------------------- -o json|yaml */
+
+/*
+ * One stored object of a kind that has its own table (every kind but
+ * workloads, Jobs, ProvisioningRequests and PodTemplates). Valid during the
+ * callback only.
+ */
+struct gq__render_object {
+    const char *ns;               /* LocalQueue's namespace; NULL for the other kinds */
+    const char *name, *uid, *spec; /* spec: its canonical JSON */
+    int64_t created_ms, updated_ms;
+    const char *cluster_queue;    /* LocalQueue: its ClusterQueue; NULL for the other kinds */
+    const char *stop_policy;      /* LocalQueue: NULL when it has none */
+};
+typedef int (*gq__render_object_fn)(const struct gq__render_object *o, void *payload,
+                                    gq_error *err);
+/*
+ * fn for each object of kind by name (LocalQueues by namespace, then name),
+ * of namespace ns (LocalQueues only; NULL: all) and named name (NULL: all).
+ * Shape: name, uid and spec never NULL, the times integers. GQ_EINVALID for
+ * a kind without a table of its own. A non-zero return of fn stops and is
+ * returned.
+ */
+int gq__store_render_objects(struct gq_store *st, enum gq_kind kind, const char *ns,
+                             const char *name, gq__render_object_fn fn, void *payload,
+                             gq_error *err);
+
+/*
+ * One (flavor, resource) of a ClusterQueue's quotas with what is held in it:
+ * reserved counts every workload holding quota, admitted those admitted or
+ * running. Valid during the callback only.
+ */
+struct gq__render_flavor {
+    const char *flavor, *resource;
+    int64_t nominal, reserved, admitted;
+};
+typedef int (*gq__render_flavor_fn)(const struct gq__render_flavor *f, void *payload,
+                                    gq_error *err);
+/*
+ * fn for each (flavor, resource) of ClusterQueue cq, in the order of its
+ * spec (resource group, flavor, covered resource). With lq, what is held
+ * counts only the workloads of LocalQueue lq in namespace ns. Shape: flavor
+ * and resource text, the amounts integers.
+ */
+int gq__store_render_flavors(struct gq_store *st, const char *cq, const char *ns, const char *lq,
+                             gq__render_flavor_fn fn, void *payload, gq_error *err);
+
+/* A workload's columns behind its Workload object. Valid during the callback only. */
+struct gq__render_workload {
+    const char *spec;      /* canonical JSON, never NULL */
+    const char *admission; /* status.admission (JSON); NULL when it holds no quota */
+    int64_t updated_ms;
+    const char *evicted_reason, *evicted_message, *preempted_reason; /* NULL: none */
+    int64_t evicted_ms;    /* 0: never */
+    int64_t evictions;
+    bool has_duration;     /* false: it runs until cancelled */
+    int64_t duration_ms;
+};
+typedef int (*gq__render_workload_fn)(const struct gq__render_workload *w, void *payload,
+                                      gq_error *err);
+/* fn once for the workload whose uid is uid, if there is one. */
+int gq__store_render_workload(struct gq_store *st, const char *uid, gq__render_workload_fn fn,
+                              void *payload, gq_error *err);
+
+/* One admission check of a workload. Valid during the callback only. */
+struct gq__render_check {
+    const char *name, *state; /* never NULL */
+    const char *message;      /* NULL: none */
+    int64_t updated_ms;
+};
+typedef int (*gq__render_check_fn)(const struct gq__render_check *c, void *payload,
+                                   gq_error *err);
+/* fn for each admission check of the workload whose uid is uid, by name. */
+int gq__store_render_checks(struct gq_store *st, const char *uid, gq__render_check_fn fn,
+                            void *payload, gq_error *err);
 
 /* ----------------------------------------------------------------- outbox */
 
