@@ -68,10 +68,30 @@ int gq__grow(void *pv, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static int holders_add(struct gq_snap_cq *cq, int w)
+static uint64_t cols_mask(const struct gq_uses *u)
 {
+    uint64_t m = 0;
+    size_t i;
+
+    for (i = 0; i < u->n; i++)
+        m |= UINT64_C(1) << ((unsigned)u->v[i].fr & 63);
+    return m;
+}
+
+/* w holds its quota (wl->held) from now on. */
+static int holders_add(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
+{
+    size_t cap = cq->capholders;
+    uint64_t *cols;
+
     if (gq__grow(&cq->holders, &cq->capholders, cq->nholders, sizeof(int)) < 0)
         return -1;
+    if (cq->capholders != cap || !cq->holder_cols) {
+        if (!(cols = realloc(cq->holder_cols, cq->capholders * sizeof(*cols))))
+            return -1;
+        cq->holder_cols = cols;
+    }
+    cq->holder_cols[cq->nholders] = cols_mask(&s->wls[w].held);
     cq->holders[cq->nholders++] = w;
     return 0;
 }
@@ -82,7 +102,9 @@ static void holders_remove(struct gq_snap_cq *cq, int w)
 
     for (i = 0; i < cq->nholders; i++) {
         if (cq->holders[i] == w) {
-            cq->holders[i] = cq->holders[--cq->nholders];
+            cq->nholders--;
+            cq->holders[i] = cq->holders[cq->nholders];
+            cq->holder_cols[i] = cq->holder_cols[cq->nholders];
             return;
         }
     }
@@ -284,7 +306,7 @@ int gq__admit_prepare(struct gq_snapshot *s)
         struct gq_snap_wl *wl = &s->wls[i];
 
         if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) && wl->cq >= 0 &&
-            holders_add(&s->cqs[wl->cq], (int)i) < 0)
+            holders_add(s, &s->cqs[wl->cq], (int)i) < 0)
             return -1;
         if (wl->state == GQ_WS_PENDING && wl->requeue_at > s->now)
             s->ngated++;
@@ -583,7 +605,7 @@ static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_
     free(wl->held.v);
     wl->held = held;
     gq__uses_apply(s, wl->cq, &wl->held, 1);
-    if (holders_add(cq, e->w) < 0)
+    if (holders_add(s, cq, e->w) < 0)
         return -1;
     wl->state = checks_apply(s, cq, wl) ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
     wl->reserved_ms = now;
@@ -1064,6 +1086,7 @@ static void cq_free(struct gq_snap_cq *cq)
     free(cq->heap);
     free(cq->inadmissible);
     free(cq->holders);
+    free(cq->holder_cols);
 }
 
 void gq__snapshot_free(struct gq_snapshot *s)

@@ -126,6 +126,8 @@ struct gq_snap_cq {
     size_t ninadmissible, capinadmissible;
     int sticky;                   /* a preemptor that keeps its place, or -1 */
     int *holders;                 /* workloads holding quota here */
+    uint64_t *holder_cols;        /* per holder: bit (fr % 64) set for each column it holds,
+                                     so that preemption passes over most holders unread */
     size_t nholders, capholders;
     bool told_inactive;           /* its waiting workloads were told why */
 };

@@ -122,8 +122,11 @@ static int find_candidates(const struct gq_snapshot *s, int w, const struct frse
     const struct gq_snap_wl *wl = &s->wls[w];
     const struct gq_snap_cq *cq = &s->cqs[wl->cq];
     int start = s->tree_start[cq->node], len = s->tree_len[cq->node], k;
+    uint64_t want = 0;
     size_t i;
 
+    for (i = 0; i < frs->n; i++)
+        want |= UINT64_C(1) << ((unsigned)frs->v[i] & 63);
     for (k = 0; k < len; k++) {
         int q = s->tree_cqs[start + k];
         const struct gq_snap_cq *other = &s->cqs[q];
@@ -137,6 +140,8 @@ static int find_candidates(const struct gq_snapshot *s, int w, const struct frse
         for (i = 0; i < other->nholders; i++) {
             int c = other->holders[i];
 
+            if (!(other->holder_cols[i] & want))
+                continue; /* holds none of the columns: uses_any would say no */
             if (same ? !within_allows(s, cq->within_cq, w, c)
                      : cq->reclaim == GQ_POLICY_LOWER && s->wls[c].priority >= wl->priority)
                 continue;
