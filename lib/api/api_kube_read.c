@@ -24,6 +24,7 @@
 #include "gpuqueue/tool.h"
 #include "gpuqueue/validate.h"
 #include "kube.h"
+#include "state.h"
 #include "sync.h"
 #include "util.h"
 
@@ -102,7 +103,7 @@ static void from_workload(json_object *o, gq_workload_info *wl)
     wl->local_queue = or_else(gq__js_str(g, "localQueue"), gq__js_str(o, "spec.queueName"));
     wl->cluster_queue =
         or_else(gq__js_str(g, "clusterQueue"), gq__js_str(o, "status.admission.clusterQueue"));
-    wl->state = or_else(gq__js_str(g, "state"), "pending");
+    wl->state = or_else(gq__js_str(g, "state"), gq__wl_state_name(GQ_WL_PENDING));
     wl->reason = gq__js_str(g, "reason");
     wl->message = gq__js_str(g, "message");
     wl->where = or_else(gq__js_str(g, "where"), "");
@@ -123,16 +124,17 @@ static void job_state(json_object *o, gq_workload_info *wl, bool admitted)
     json_object *done = gq__js_condition_true(o, "Complete");
 
     if (done || (done = gq__js_condition_true(o, "Failed"))) {
-        wl->state = "finished";
+        wl->state = gq__wl_state_name(GQ_WL_FINISHED);
         wl->reason = strcmp(gq__js_str(done, "type"), "Complete") == 0 ? "Succeeded" : "Failed";
         wl->message = gq__js_str(done, "message");
         wl->finished_ms = api_time(gq__js_str(done, "lastTransitionTime"));
     } else if (json_object_get_boolean(gq__js_get(o, "spec.suspend"))) {
-        wl->state = "pending";
+        wl->state = gq__wl_state_name(GQ_WL_PENDING);
         wl->where = "suspended until gpuqd admits it";
         return;
     } else {
-        wl->state = js_int(o, "status.active", 0) > 0 ? "running" : "admitted";
+        wl->state =
+            gq__wl_state_name(js_int(o, "status.active", 0) > 0 ? GQ_WL_RUNNING : GQ_WL_ADMITTED);
         if (!admitted)
             wl->where = "running without gpuq's admission";
     }
@@ -169,16 +171,20 @@ static int from_job(json_object *o, struct item *it, gq_error *err)
 
 /* ------------------------------------------------------------ filtering */
 
+/* As gq_workload_list's state filter selects (state_select, api_list.c). */
 static bool state_selected(const char *want, const char *state)
 {
+    enum gq_wl_state s;
+    bool known = gq__wl_state_parse(state, &s); /* the API server's text may be any */
+
     if (!want)
-        return strcmp(state, "cancelled") != 0;
+        return !known || s != GQ_WL_CANCELLED;
     if (strcasecmp(want, "all") == 0)
         return true;
-    if (strcasecmp(want, "admitted") == 0)
-        return strcmp(state, "admitted") == 0 || strcmp(state, "running") == 0;
+    if (strcasecmp(want, gq__wl_state_name(GQ_WL_ADMITTED)) == 0)
+        return known && gq__wl_is_admitted(s);
     if (strcasecmp(want, "quotareserved") == 0)
-        return strcmp(state, "reserved") == 0;
+        return known && s == GQ_WL_RESERVED;
     return strcasecmp(want, state) == 0;
 }
 

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "plain.h"
 #include "sort.h"
+#include "state.h"
 #include "store.h"
 #include "store_read.h"
 #include "util.h"
@@ -27,14 +28,15 @@
 static enum gq_wl_select state_select(const char *state)
 {
     if (!state)
-        return GQ_WL_NOT_CANCELLED;
+        return GQ_WL_SELECT_NOT_CANCELLED;
     if (strcasecmp(state, "all") == 0)
-        return GQ_WL_EVERY;
-    if (strcasecmp(state, "admitted") == 0)
-        return GQ_WL_ADMITTED;
-    if (strcasecmp(state, "quotareserved") == 0 || strcasecmp(state, "reserved") == 0)
-        return GQ_WL_RESERVED;
-    return GQ_WL_IN_STATE; /* that state exactly */
+        return GQ_WL_SELECT_EVERY;
+    if (strcasecmp(state, gq__wl_state_name(GQ_WL_ADMITTED)) == 0)
+        return GQ_WL_SELECT_ADMITTED;
+    if (strcasecmp(state, "quotareserved") == 0 ||
+        strcasecmp(state, gq__wl_state_name(GQ_WL_RESERVED)) == 0)
+        return GQ_WL_SELECT_RESERVED;
+    return GQ_WL_SELECT_IN_STATE; /* that state exactly */
 }
 
 /*
@@ -145,8 +147,8 @@ static int wl_row(const struct gq_wl_row *r, void *payload)
         walk->more = true; /* the store reads one row past the page to learn this */
         return 0;
     }
-    if (walk->want_positions && !walk->have_positions && r->state &&
-        strcmp(r->state, "pending") == 0 && (rc = read_positions(walk, walk->err)) != GQ_OK)
+    if (walk->want_positions && !walk->have_positions && r->parsed == GQ_WL_PENDING &&
+        (rc = read_positions(walk, walk->err)) != GQ_OK)
         return rc;
     walk->seen++;
     snprintf(walk->last.ns, sizeof(walk->last.ns), "%s", r->ns ? r->ns : "");
@@ -224,8 +226,10 @@ static int list_txn(struct gq_store *st, void *payload, gq_error *err)
     walk->st = st;
     walk->err = err;
     /* Positions are only shown for pending workloads: skip them when none can show. */
-    walk->want_positions = q.select == GQ_WL_NOT_CANCELLED || q.select == GQ_WL_EVERY ||
-                           (q.select == GQ_WL_IN_STATE && strcasecmp(f->state, "pending") == 0);
+    walk->want_positions = q.select == GQ_WL_SELECT_NOT_CANCELLED ||
+                           q.select == GQ_WL_SELECT_EVERY ||
+                           (q.select == GQ_WL_SELECT_IN_STATE &&
+                            strcasecmp(f->state, gq__wl_state_name(GQ_WL_PENDING)) == 0);
     if (walk->want_positions && walk->limit == 0 && (rc = read_positions(walk, err)) != GQ_OK)
         return rc;
     rc = gq__store_workloads(st, &q, wl_row, walk, err);

@@ -31,6 +31,7 @@
 #include "api.h"
 #include "error.h"
 #include "gpuqueue/metrics.h"
+#include "state.h"
 #include "stats.h"
 #include "store.h"
 #include "store_read.h"
@@ -509,7 +510,7 @@ static int pending_txn(struct gq_store *st, void *payload, gq_error *err)
         return gq__error(err, GQ_ENOTFOUND, "clusterqueues.kueue.x-k8s.io \"%s\" not found", p->cq);
     if (!p->cq && !gq__store_object_exists(st, GQ_KIND_LOCAL_QUEUE, p->ns, p->lq))
         return gq__error(err, GQ_ENOTFOUND, "localqueues.kueue.x-k8s.io \"%s\" not found", p->lq);
-    f.state = "pending";
+    f.state = gq__wl_state_name(GQ_WL_PENDING);
     f.cluster_queue = p->cq;
     f.namespace = p->ns;
     f.local_queue = p->lq;

@@ -18,13 +18,14 @@
 #include "error.h"
 #include "manifest_load.h"
 #include "os.h"
+#include "state.h"
 #include "store.h"
 #include "util.h"
 
 #define GENERATE_NAME_SUFFIX 5
 
 struct wl_plan {
-    const char *state;
+    enum gq_wl_state state;
     const char *reason;
     char message[256];
     int32_t priority;
@@ -66,7 +67,7 @@ static int plan(gq_db *db, const gq_apply_options *opts, const struct gq_object 
     int rc;
 
     memset(p, 0, sizeof(*p));
-    p->state = wl->admitted_cq ? (wl->finished ? "finished" : "admitted") : "pending";
+    p->state = wl->admitted_cq ? (wl->finished ? GQ_WL_FINISHED : GQ_WL_ADMITTED) : GQ_WL_PENDING;
     if (!wl->queue && !wl->admitted_cq) {
         if (opts->mode == GQ_MODE_SUBMIT)
             return gq__error(err, GQ_EINVALID,
@@ -205,7 +206,7 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     memset(&w, 0, sizeof(w));
     w.obj = obj;
     w.spec = obj->canonical;
-    w.state = p.state;
+    w.state = gq__wl_state_name(p.state);
     w.reason = p.reason;
     w.message = p.message[0] ? p.message : NULL;
     w.priority = p.priority;

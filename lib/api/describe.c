@@ -27,6 +27,7 @@
 
 #include "api.h"
 #include "error.h"
+#include "state.h"
 #include "store.h"
 #include "store_read.h"
 #include "util.h"
@@ -958,9 +959,10 @@ static int ahead_line(const struct gq_ahead_row *a, void *payload)
  */
 static int put_ahead(struct describe *d, const struct wl_found *w, const struct gq_wl_detail *det)
 {
+    enum gq_wl_state s;
     int rc;
 
-    if (!w->s[6] || strcmp(w->s[7], "pending") != 0)
+    if (!w->s[6] || !gq__wl_state_parse(w->s[7], &s) || s != GQ_WL_PENDING)
         return GQ_OK;
     line(&d->t, 0, "Ahead in ClusterQueue:\n");
     line(&d->t, 1, "Workload\tPriority\tGPUs\tWaiting\tReason\n");

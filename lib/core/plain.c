@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "state.h"
 #include "util.h"
 
 static const char *span(char buf[GQ_DURATION_BUFSIZE], int64_t ms)
@@ -15,10 +16,6 @@ static const char *span(char buf[GQ_DURATION_BUFSIZE], int64_t ms)
     return buf;
 }
 
-static bool is(const char *a, const char *b)
-{
-    return a && strcmp(a, b) == 0;
-}
 
 /* Text appended to a buffer and cut at its end; the hot path of a listing avoids snprintf. */
 struct text {
@@ -54,12 +51,15 @@ const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
 {
     char at[32], d[GQ_DURATION_BUFSIZE];
     const char *m = why(p->message);
+    enum gq_wl_state s;
 
+    if (!gq__wl_state_parse(p->state, &s))
+        s = GQ_WL_NSTATES; /* no sentence but the message */
     buf[0] = '\0';
-    if (is(p->state, "pending") && p->requeue_ms > p->now_ms) {
+    if (s == GQ_WL_PENDING && p->requeue_ms > p->now_ms) {
         snprintf(buf, size, "retrying at %s (in %s)%s%s", gq__rfc3339(at, p->requeue_ms),
                  span(d, p->requeue_ms - p->now_ms), m ? ": " : "", m ? m : "");
-    } else if (is(p->state, "pending")) {
+    } else if (s == GQ_WL_PENDING) {
         struct text t = {buf, size};
         char ahead[GQ_I64_BUFSIZE];
 
@@ -76,7 +76,7 @@ const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
             add(&t, p->cluster_queue ? p->cluster_queue : "");
             add(&t, ")");
         }
-    } else if (is(p->state, "reserved")) {
+    } else if (s == GQ_WL_RESERVED) {
         /* The engine's note says "waiting for capacity: ProvisioningRequest X (attempt n): ..." */
         static const char cap[] = "waiting for capacity: ";
         int64_t waited = p->reserved_ms && p->now_ms > p->reserved_ms ? p->now_ms - p->reserved_ms : 0;
@@ -88,14 +88,14 @@ const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
                      m + sizeof(cap) - 1);
         else
             snprintf(buf, size, "%s", m);
-    } else if (is(p->state, "deactivated")) {
+    } else if (s == GQ_WL_DEACTIVATED) {
         snprintf(buf, size, "rejected: %s; `gpuq resume workload %s%s%s` queues it again",
-                 m ? m : "deactivated", p->name ? p->name : "NAME",
+                 m ? m : gq__wl_state_name(s), p->name ? p->name : "NAME",
                  p->namespace && strcmp(p->namespace, "default") ? " -n " : "",
                  p->namespace && strcmp(p->namespace, "default") ? p->namespace : "");
-    } else if (is(p->state, "running") && p->started_ms && p->now_ms >= p->started_ms) {
+    } else if (s == GQ_WL_RUNNING && p->started_ms && p->now_ms >= p->started_ms) {
         snprintf(buf, size, "running for %s", span(d, p->now_ms - p->started_ms));
-    } else if (is(p->state, "admitted")) {
+    } else if (s == GQ_WL_ADMITTED) {
         snprintf(buf, size, "admitted: released to run");
     } else if (m) {
         snprintf(buf, size, "%s", m);

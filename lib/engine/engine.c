@@ -24,6 +24,7 @@
 #include "error.h"
 #include "gpuqueue/schedule.h"
 #include "manifest_load.h"
+#include "state.h"
 #include "store_load.h"
 #include "util.h"
 
@@ -123,14 +124,20 @@ static int fold_first(struct gq_store *st, gq_error *err)
     return gq__store_journal_rows(st) ? gq__store_journal_fold(st, err) : GQ_OK;
 }
 
+/* What an admission leaves a workload in: reserved while its checks run, else admitted. */
+static const char *held_state(const struct gq_snap_wl *wl)
+{
+    return gq__wl_state_name(wl->state == GQ_WS_RESERVED ? GQ_WL_RESERVED : GQ_WL_ADMITTED);
+}
+
 static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_decision *x,
                          gq_error *err)
 {
     struct gq_snapshot *s = &e->s;
     struct gq_snap_wl *wl = &s->wls[x->wl];
     struct gq_reserve_use *use = calloc(wl->held.n + 1, sizeof(*use));
-    struct gq_reserve r = {wl->id, wl->state == GQ_WS_RESERVED ? "reserved" : "admitted",
-                           s->cqs[wl->cq].name, NULL, use, wl->held.n, e->now};
+    struct gq_reserve r = {wl->id, held_state(wl), s->cqs[wl->cq].name, NULL, use, wl->held.n,
+                           e->now};
     char msg[300], note[400], *adm = NULL;
     size_t i;
     int rc;
@@ -154,7 +161,7 @@ static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_
     }
     if (rc == GQ_OK)
         rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal", "QuotaReserved",
-                             msg, "pending", r.state, e->now, err);
+                             msg, gq__wl_state_name(GQ_WL_PENDING), r.state, e->now, err);
     if (rc == GQ_OK && wl->state == GQ_WS_RESERVED &&
         (rc = gq__engine_checks_on_reserve(st, s, wl, e->now, note, sizeof(note), err)) ==
             GQ_OK &&
@@ -186,8 +193,9 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
                 rc = gq__store_evict(st, wl->id, x->reason, x->message, x->preempted_reason,
                                      x->requeue_at, e->now, err);
             if (rc == GQ_OK)
-                rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal",
-                                     x->reason, x->message, "admitted", "pending", e->now, err);
+                rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal", x->reason,
+                                     x->message, gq__wl_state_name(GQ_WL_ADMITTED),
+                                     gq__wl_state_name(GQ_WL_PENDING), e->now, err);
             break;
         case GQ_DEC_PENDING:
             rc = e->journal
@@ -199,16 +207,18 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
                 rc = gq__store_deactivate(st, wl->id, x->reason, x->message, e->now, err);
             if (rc == GQ_OK)
                 rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Warning",
-                                     "AdmissionCheckRejected", x->message, "reserved",
-                                     "deactivated", e->now, err);
+                                     "AdmissionCheckRejected", x->message,
+                                     gq__wl_state_name(GQ_WL_RESERVED),
+                                     gq__wl_state_name(GQ_WL_DEACTIVATED), e->now, err);
             break;
         case GQ_DEC_READY:
             if ((rc = fold_first(st, err)) == GQ_OK)
                 rc = gq__store_checks_ready(st, wl->id, e->now, err);
             if (rc == GQ_OK)
                 rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal",
-                                     "Admitted", "The workload is admitted", "reserved",
-                                     "admitted", e->now, err);
+                                     "Admitted", "The workload is admitted",
+                                     gq__wl_state_name(GQ_WL_RESERVED),
+                                     gq__wl_state_name(GQ_WL_ADMITTED), e->now, err);
             break;
         }
     }
@@ -312,21 +322,21 @@ static int keep(struct group *g, uint64_t cycle)
             c.cluster_queue = e->s.cqs[wl->cq].name;
         if (x->kind == GQ_DEC_READY) {
             c.kind = GQ_CHANGE_ADMITTED;
-            c.what = "admitted";
+            c.what = gq__wl_state_name(GQ_WL_ADMITTED);
             c.reason = "Admitted";
             c.message = "every admission check is Ready";
         } else if (x->kind == GQ_DEC_ADMIT) {
             c.kind = wl->state == GQ_WS_RESERVED ? GQ_CHANGE_RESERVED : GQ_CHANGE_ADMITTED;
-            c.what = wl->state == GQ_WS_RESERVED ? "reserved" : "admitted";
+            c.what = held_state(wl);
             flavors_text(&e->s, wl, flavors, sizeof(flavors));
             c.flavors = flavors;
         } else {
             c.kind = x->kind == GQ_DEC_EVICT         ? GQ_CHANGE_EVICTED
                      : x->kind == GQ_DEC_DEACTIVATE ? GQ_CHANGE_DEACTIVATED
                                                     : GQ_CHANGE_PENDING;
-            c.what = x->kind == GQ_DEC_EVICT         ? "evicted"
-                     : x->kind == GQ_DEC_DEACTIVATE ? "deactivated"
-                                                    : "pending";
+            c.what = gq__wl_state_name(x->kind == GQ_DEC_EVICT        ? GQ_WL_EVICTED
+                                       : x->kind == GQ_DEC_DEACTIVATE ? GQ_WL_DEACTIVATED
+                                                                      : GQ_WL_PENDING);
         }
         if (g->nchanges == g->capchanges) {
             size_t cap = g->capchanges ? g->capchanges * 2 : 256;

@@ -19,6 +19,7 @@
 #include "manifest_load.h"
 #include "manifest_snapshot.h"
 #include "provision.h"
+#include "state.h"
 #include "store.h"
 #include "store_load.h"
 
@@ -273,9 +274,13 @@ static int config_row(const struct gq_load_spec *v, void *p)
 
 static enum gq_wstate wstate(const char *state)
 {
-    if (strcmp(state, "pending") == 0)
+    enum gq_wl_state s;
+
+    if (!gq__wl_state_parse(state, &s))
+        return GQ_WS_ADMITTED; /* the snapshot reads GQ_SQL_IN_ADMISSION's states only */
+    if (s == GQ_WL_PENDING)
         return GQ_WS_PENDING;
-    if (strcmp(state, "reserved") == 0)
+    if (s == GQ_WL_RESERVED)
         return GQ_WS_RESERVED;
     return GQ_WS_ADMITTED; /* admitted, running */
 }

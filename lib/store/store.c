@@ -195,6 +195,33 @@ static int schema_too_new(struct gq_store *st, int version, gq_error *err)
                      st->path, version, gq__migration_count);
 }
 
+/*
+ * The references migrations left behind, whole (PRAGMA foreign_key_check):
+ * they run with foreign keys off (see migrate), so this is where a row
+ * that lost what it refers to would show.
+ */
+static int check_foreign_keys(struct gq_store *st, gq_error *err)
+{
+    sqlite3_stmt *stmt;
+    int rc;
+
+    rc = sqlite3_prepare_v2(st->db, "PRAGMA foreign_key_check", -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "check foreign keys");
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW)
+        rc = gq__error(err, GQ_EIO, "%s: row %lld of %s refers to no row of %s", st->path,
+                       (long long)sqlite3_column_int64(stmt, 1),
+                       (const char *)sqlite3_column_text(stmt, 0),
+                       (const char *)sqlite3_column_text(stmt, 2));
+    else if (rc == SQLITE_DONE)
+        rc = GQ_OK;
+    else
+        rc = gq__store_sqlerr(st, rc, err, "check foreign keys");
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
 /* Bring the schema up to date; runs inside gq__store_write. */
 static int migrate_txn(struct gq_store *st, void *payload, gq_error *err)
 {
@@ -214,12 +241,12 @@ static int migrate_txn(struct gq_store *st, void *payload, gq_error *err)
             return rc;
         gq__crash_point("mid-migration"); /* catalogue B35: killed inside the transaction */
     }
-    return GQ_OK;
+    return check_foreign_keys(st, err);
 }
 
 static int migrate(struct gq_store *st, gq_error *err)
 {
-    int version, rc;
+    int version, rc, on;
 
     if ((rc = read_user_version(st, &version, err)) != GQ_OK)
         return rc;
@@ -230,7 +257,19 @@ static int migrate(struct gq_store *st, gq_error *err)
     if (st->readonly)
         return gq__error(err, GQ_ESCHEMA, "%s: database needs an upgrade to schema %d",
                          st->path, gq__migration_count);
-    return gq__store_write(st, migrate_txn, NULL, err);
+    /*
+     * A migration that builds a table again (0013_state_check.sql) drops
+     * the old one, which with foreign keys on deletes the rows that refer
+     * to it, by cascade. SQLite's procedure for it
+     * (lang_altertable.html#otheralter) turns them off around the
+     * transaction (the pragma does nothing inside one) and checks them
+     * before the commit (migrate_txn).
+     */
+    if ((rc = gq__store_exec(st, "PRAGMA foreign_keys=OFF", err)) != GQ_OK)
+        return rc;
+    rc = gq__store_write(st, migrate_txn, NULL, err);
+    on = gq__store_exec(st, "PRAGMA foreign_keys=ON", rc == GQ_OK ? err : NULL);
+    return rc != GQ_OK ? rc : on;
 }
 
 static int check_row(int n, const char *const *v, void *payload)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 
 int64_t gq__store_data_version(struct gq_store *st)
@@ -42,7 +43,8 @@ int gq__store_reserve(struct gq_store *st, const struct gq_reserve *r, gq_error 
     static const char upd[] =
         "UPDATE workloads SET state = ?2, cluster_queue = ?3, admission = ?4, reason = NULL, "
         "message = NULL, updated_at = ?5, reserved_at = ?5, "
-        "admitted_at = CASE WHEN ?2 = 'admitted' THEN ?5 END WHERE id = ?1 AND state = 'pending'";
+        "admitted_at = CASE WHEN ?2 = " GQ_SQL_STATE(admitted)
+        " THEN ?5 END WHERE id = ?1 AND state = " GQ_SQL_STATE(pending);
     static const char use[] = "INSERT INTO usage(workload_id, cluster_queue, flavor, resource, "
                               "amount) VALUES (?1, ?2, ?3, ?4, ?5)";
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
@@ -96,11 +98,12 @@ static int let_go(struct gq_store *st, int64_t id, const char *to_state, const c
                   enum gq_checks_after after, int64_t now_ms, gq_error *err)
 {
     static const char upd[] =
-        "UPDATE workloads SET state = ?7, active = (?7 <> 'deactivated'), admission = NULL, "
+        "UPDATE workloads SET state = ?7, "
+        "active = (?7 <> " GQ_SQL_STATE(deactivated) "), admission = NULL, "
         "reason = ?2, message = ?3, evicted_reason = ?2, evicted_message = ?3, "
         "preempted_reason = ?4, evicted_at = ?5, evictions = evictions + 1, updated_at = ?5, "
         "reserved_at = NULL, admitted_at = NULL, requeue_at = nullif(?6, 0) "
-        "WHERE id = ?1 AND state IN ('reserved', 'admitted', 'running')";
+        "WHERE id = ?1 AND state IN " GQ_SQL_HOLDS_QUOTA;
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
 
@@ -124,15 +127,15 @@ int gq__store_evict(struct gq_store *st, int64_t id, const char *reason, const c
                     gq_error *err)
 {
     /* Kueue resets the checks and deletes the requests on eviction. */
-    return let_go(st, id, "pending", reason, message, preempted_reason, requeue_at,
-                  GQ_CHECKS_RESET, now_ms, err);
+    return let_go(st, id, gq__wl_state_name(GQ_WL_PENDING), reason, message, preempted_reason,
+                  requeue_at, GQ_CHECKS_RESET, now_ms, err);
 }
 
 int gq__store_set_reason(struct gq_store *st, int64_t id, const char *reason, const char *message,
                          gq_error *err)
 {
     static const char upd[] = "UPDATE workloads SET reason = ?2, message = ?3 "
-                              "WHERE id = ?1 AND state = 'pending'";
+                              "WHERE id = ?1 AND state = " GQ_SQL_STATE(pending);
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
 
@@ -248,8 +251,8 @@ int gq__store_move(struct gq_store *st, const char *sql, int64_t id, int64_t now
 int gq__store_checks_ready(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
 {
     static const char upd[] =
-        "UPDATE workloads SET state = 'admitted', reason = NULL, message = NULL, "
-        "updated_at = ?2, admitted_at = ?2 WHERE id = ?1 AND state = 'reserved'";
+        "UPDATE workloads SET state = " GQ_SQL_STATE(admitted) ", reason = NULL, message = NULL, "
+        "updated_at = ?2, admitted_at = ?2 WHERE id = ?1 AND state = " GQ_SQL_STATE(reserved);
 
     return gq__store_move(st, upd, id, now_ms, err);
 }
@@ -262,7 +265,8 @@ int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, co
      * its checks go back to Pending ("... Previously: Rejected"), the retry
      * count forgotten; the rejection stays in the eviction's reason and message.
      */
-    return let_go(st, id, "deactivated", reason, message, NULL, 0, GQ_CHECKS_RESET, now_ms, err);
+    return let_go(st, id, gq__wl_state_name(GQ_WL_DEACTIVATED), reason, message, NULL, 0,
+                  GQ_CHECKS_RESET, now_ms, err);
 }
 
 int gq__store_check_retries(struct gq_store *st, int64_t workload_id, const char *name,

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 
-#define LIVE "('pending', 'reserved', 'admitted', 'running', 'deactivated')"
 
 int gq__store_kube_seen(struct gq_store *st, int64_t id, const char *rv, bool suspended,
                         gq_error *err)
@@ -32,7 +32,8 @@ int gq__store_kube_seen(struct gq_store *st, int64_t id, const char *rv, bool su
 
 int gq__store_kube_gone(struct gq_store *st, int64_t id, gq_error *err)
 {
-    static const char sql[] = "UPDATE workloads SET job_gone = 1 WHERE id = ?1 AND state IN " LIVE;
+    static const char sql[] = "UPDATE workloads SET job_gone = 1 WHERE id = ?1 AND state IN "
+                              GQ_SQL_JOB_LIVE;
     sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
 
     if (!stmt)
@@ -46,7 +47,7 @@ int gq__store_kube_close(struct gq_store *st, int64_t id, const char *to, const 
 {
     static const char sql[] = "UPDATE workloads SET state = ?2, reason = ?3, message = ?4, "
                               "finished_at = ?5, updated_at = ?5, job_gone = 0 "
-                              "WHERE id = ?1 AND state IN " LIVE;
+                              "WHERE id = ?1 AND state IN " GQ_SQL_JOB_LIVE;
     sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
     int rc;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 #include "store_load.h"
 
@@ -266,7 +267,7 @@ int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void 
         "SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, "
         "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at "
         "FROM workloads "
-        "WHERE state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY id";
+        "WHERE state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
     const struct workload_fn f = {fn};
 
     return walk(st, sql, "workloads:#TTTTttITttTIiti", workload_row, &f, payload, err);
@@ -290,7 +291,7 @@ int gq__store_load_usage(struct gq_store *st, gq__load_usage_fn fn, void *payloa
 {
     static const char sql[] =
         "SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
-        "ON w.id = u.workload_id WHERE w.state IN ('reserved', 'admitted', 'running') "
+        "ON w.id = u.workload_id WHERE w.state IN " GQ_SQL_HOLDS_QUOTA " "
         "ORDER BY u.workload_id, u.flavor, u.resource";
     const struct usage_fn f = {fn};
 
@@ -320,7 +321,7 @@ int gq__store_load_failed_flavors(struct gq_store *st, gq__load_failed_fn fn, vo
     static const char sql[] =
         "SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
         "WHERE w.failed_flavors IS NOT NULL "
-        "AND w.state IN ('pending', 'reserved', 'admitted', 'running') ORDER BY w.id";
+        "AND w.state IN " GQ_SQL_IN_ADMISSION " ORDER BY w.id";
     const struct failed_fn f = {fn};
 
     return walk(st, sql, "workloads:#T.", failed_row, &f, payload, err);

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "state.h"
 #include "store_int.h"
 #include "store_provision.h"
 
@@ -232,7 +233,7 @@ int gq__store_provreqs_pending(struct gq_store *st, int64_t before, struct gq_pr
                                gq_error *err)
 {
     static const char sql[] = SYNC_SELECT
-        "JOIN workloads w ON w.id = p.workload_id AND w.state = 'reserved' "
+        "JOIN workloads w ON w.id = p.workload_id AND w.state = " GQ_SQL_STATE(reserved) " "
         "WHERE p.deleted_at IS NULL AND c.state = 'Pending' AND p.created_at <= ?1 "
         "ORDER BY p.workload_id, p.check_name";
 

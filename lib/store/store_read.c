@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 #include "store_read.h"
 #include "util.h"
@@ -608,7 +609,8 @@ int gq__store_queue_ahead(struct gq_store *st, const char *cluster_queue,
     static const char sql[] =
         "SELECT w.namespace, w.name, w.priority, w.gpus, w.queued_at, w.reason "
         "FROM workloads w JOIN local_queues lq ON lq.namespace = w.namespace "
-        "AND lq.name = w.local_queue WHERE w.state = 'pending' AND lq.cluster_queue = ?1 "
+        "AND lq.name = w.local_queue WHERE w.state = " GQ_SQL_STATE(pending)
+        " AND lq.cluster_queue = ?1 "
         "AND (w.priority > ?2 OR (w.priority = ?2 AND (w.queued_at < ?3 OR "
         "(w.queued_at = ?3 AND w.id < ?4)))) ORDER BY w.priority DESC, w.queued_at, w.id "
         "LIMIT 10";
@@ -739,12 +741,14 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
 
 /* Per enum gq_wl_select, every row or a page. */
 static const char *const wl_queries[2][5] = {
-    {WL_SELECT "w.state <> 'cancelled'" WL_ORDER, WL_SELECT "1" WL_ORDER,
-     WL_SELECT "w.state IN ('admitted', 'running')" WL_ORDER,
-     WL_SELECT "w.state = 'reserved'" WL_ORDER, WL_SELECT "w.state = lower(?6)" WL_ORDER},
-    {WL_SELECT "w.state <> 'cancelled'" WL_PAGE, WL_SELECT "1" WL_PAGE,
-     WL_SELECT "w.state IN ('admitted', 'running')" WL_PAGE,
-     WL_SELECT "w.state = 'reserved'" WL_PAGE, WL_SELECT "w.state = lower(?6)" WL_PAGE}};
+    {WL_SELECT "w.state <> " GQ_SQL_STATE(cancelled) WL_ORDER, WL_SELECT "1" WL_ORDER,
+     WL_SELECT "w.state IN " GQ_SQL_ADMITTED WL_ORDER,
+     WL_SELECT "w.state = " GQ_SQL_STATE(reserved) WL_ORDER,
+     WL_SELECT "w.state = lower(?6)" WL_ORDER},
+    {WL_SELECT "w.state <> " GQ_SQL_STATE(cancelled) WL_PAGE, WL_SELECT "1" WL_PAGE,
+     WL_SELECT "w.state IN " GQ_SQL_ADMITTED WL_PAGE,
+     WL_SELECT "w.state = " GQ_SQL_STATE(reserved) WL_PAGE,
+     WL_SELECT "w.state = lower(?6)" WL_PAGE}};
 
 struct wl_walk {
     gq__wl_row_fn fn;
@@ -765,6 +769,8 @@ static int wl_row(sqlite3_stmt *s, void *payload)
     w.local_queue = col_typed_text(s, 5);
     w.cluster_queue = col_typed_text(s, 6);
     w.state = col_typed_text(s, 7);
+    if (!gq__wl_state_parse(w.state, &w.parsed))
+        w.parsed = GQ_WL_NSTATES;
     w.reason = col_typed_text(s, 8);
     w.message = col_typed_text(s, 9);
     w.priority_class = col_typed_text(s, 10);
@@ -790,7 +796,7 @@ int gq__store_workloads(struct gq_store *st, const struct gq_wl_query *q, gq__wl
     struct gq__cursor c;
     int rc;
 
-    if ((unsigned)q->select > GQ_WL_IN_STATE)
+    if ((unsigned)q->select > GQ_WL_SELECT_IN_STATE)
         return gq__error(err, GQ_EINVALID, "no workload selection %d", (int)q->select);
     if ((rc = gq__store_cursor_open(st, wl_queries[paged][q->select], &c, err)) != GQ_OK)
         return rc;
@@ -844,7 +850,7 @@ int gq__store_lq_order(struct gq_store *st, const char *ns, gq__queue_pos_fn fn,
 {
     /* Read off the workloads_pending_order index, no sort. */
     static const char sql[] =
-        "SELECT id, namespace, local_queue FROM workloads WHERE state = 'pending' "
+        "SELECT id, namespace, local_queue FROM workloads WHERE state = " GQ_SQL_STATE(pending) " "
         "AND (?1 IS NULL OR namespace = ?1) ORDER BY namespace, local_queue, priority DESC, "
         "queued_at, id";
 
@@ -856,7 +862,8 @@ int gq__store_cq_order(struct gq_store *st, gq__queue_pos_fn fn, void *payload, 
     /* The ClusterQueue's heap order spans its LocalQueues: this one sorts. */
     static const char sql[] =
         "SELECT w.id, '', lq.cluster_queue FROM workloads w JOIN local_queues lq "
-        "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = 'pending' "
+        "ON lq.namespace = w.namespace AND lq.name = w.local_queue WHERE w.state = "
+        GQ_SQL_STATE(pending) " "
         "ORDER BY lq.cluster_queue, w.priority DESC, w.queued_at, w.id";
 
     return pos_rows(st, sql, NULL, fn, payload, err);
@@ -892,11 +899,11 @@ struct obj_query {
 #define CQ_PENDING                                                                                 \
     "pend(q, n) AS MATERIALIZED (SELECT lq.cluster_queue, count(*) FROM local_queues lq "          \
     "CROSS JOIN workloads w ON w.namespace = lq.namespace AND w.local_queue = lq.name "            \
-    "WHERE w.state = 'pending' GROUP BY lq.cluster_queue)"
+    "WHERE w.state = " GQ_SQL_STATE(pending) " GROUP BY lq.cluster_queue)"
 /* Per `by`, of the rows `where` keeps: the workloads reserving quota, then those admitted. */
 #define LIVE_COUNTS(by, where)                                                                     \
-    "SELECT " by ", count(*), count(*) FILTER (WHERE state IN ('admitted', 'running')) "           \
-    "FROM workloads WHERE state IN ('reserved', 'admitted', 'running') AND " where                 \
+    "SELECT " by ", count(*), count(*) FILTER (WHERE state IN " GQ_SQL_ADMITTED ") "               \
+    "FROM workloads WHERE state IN " GQ_SQL_HOLDS_QUOTA " AND " where                              \
     " GROUP BY " by
 
 static const struct obj_query obj_queries[] = {
@@ -919,7 +926,7 @@ static const struct obj_query obj_queries[] = {
      LIVE_COUNTS("namespace, local_queue", "(?1 IS NULL OR namespace = ?1)") ") "
      "SELECT lq.namespace, lq.name, lq.cluster_queue, NULL, NULL, lq.stop_policy, NULL, NULL, "
      "(SELECT count(*) FROM workloads w WHERE w.namespace = lq.namespace "
-     "  AND w.local_queue = lq.name AND w.state = 'pending'), "
+     "  AND w.local_queue = lq.name AND w.state = " GQ_SQL_STATE(pending) "), "
      "coalesce(live.r, 0), coalesce(live.a, 0), lq.created_at "
      "FROM local_queues lq LEFT JOIN live ON live.ns = lq.namespace AND live.lq = lq.name "
      "WHERE ?1 IS NULL OR lq.namespace = ?1 ORDER BY lq.namespace, lq.name",
@@ -1196,7 +1203,7 @@ static const char pending_sql[] =
     "THEN 'inadmissible' ELSE 'active' END, count(*) FROM local_queues lq "
     "CROSS JOIN cluster_queues cq ON cq.name = lq.cluster_queue "
     "CROSS JOIN workloads w ON w.namespace = lq.namespace AND w.local_queue = lq.name "
-    "WHERE w.state = 'pending' GROUP BY 1, 2) "
+    "WHERE w.state = " GQ_SQL_STATE(pending) " GROUP BY 1, 2) "
     "SELECT cq.name, s.status, coalesce(pend.n, 0) "
     "FROM cluster_queues cq CROSS JOIN (SELECT 'active' AS status UNION ALL "
     "SELECT 'inadmissible') s LEFT JOIN pend ON pend.q = cq.name AND pend.status = s.status "
@@ -1238,23 +1245,24 @@ static const struct metric_query {
     int nlabels;
 } metric_queries[] = {
     [GQ_METRIC_PENDING] = {pending_sql, 2},
-    [GQ_METRIC_RESERVING] = {HOLDING("('reserved', 'admitted', 'running')"), 1},
-    [GQ_METRIC_ADMITTED_ACTIVE] = {HOLDING("('admitted', 'running')"), 1},
+    [GQ_METRIC_RESERVING] = {HOLDING(GQ_SQL_HOLDS_QUOTA), 1},
+    [GQ_METRIC_ADMITTED_ACTIVE] = {HOLDING(GQ_SQL_ADMITTED), 1},
     [GQ_METRIC_QUOTA_RESERVED] = {EVENT_COUNT("e.reason = 'QuotaReserved'"), 1},
-    [GQ_METRIC_ADMITTED] = {EVENT_COUNT("e.to_state = 'admitted' AND e.from_state IN "
-                                        "('pending', 'reserved')"),
+    [GQ_METRIC_ADMITTED] = {EVENT_COUNT("e.to_state = " GQ_SQL_STATE(admitted) " "
+                                        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION),
                             1},
     /* A rejected check deactivates: Kueue's reason for that eviction is Deactivated. */
     [GQ_METRIC_EVICTED] =
-        {"SELECT w.cluster_queue, CASE WHEN e.to_state = 'deactivated' THEN 'Deactivated' "
+        {"SELECT w.cluster_queue, CASE WHEN e.to_state = " GQ_SQL_STATE(deactivated)
+         " THEN 'Deactivated' "
          "ELSE e.reason END AS r, count(*) FROM events e JOIN workloads w ON w.uid = e.uid "
-         "WHERE e.kind = 'Workload' AND e.from_state IN ('reserved', 'admitted', 'running') "
-         "AND e.to_state IN ('pending', 'deactivated') AND w.cluster_queue IS NOT NULL "
+         "WHERE e.kind = 'Workload' AND e.from_state IN " GQ_SQL_HOLDS_QUOTA " "
+         "AND e.to_state IN " GQ_SQL_LET_GO " AND w.cluster_queue IS NOT NULL "
          "GROUP BY 1, 2 ORDER BY 1, 2",
          2},
-    [GQ_METRIC_RESERVATION] = {RESOURCE_SQL(UNITS(USAGE_OF("('reserved', 'admitted', 'running')"))),
+    [GQ_METRIC_RESERVATION] = {RESOURCE_SQL(UNITS(USAGE_OF(GQ_SQL_HOLDS_QUOTA))),
                                4},
-    [GQ_METRIC_USAGE] = {RESOURCE_SQL(UNITS(USAGE_OF("('admitted', 'running')"))), 4},
+    [GQ_METRIC_USAGE] = {RESOURCE_SQL(UNITS(USAGE_OF(GQ_SQL_ADMITTED))), 4},
     [GQ_METRIC_NOMINAL] = {RESOURCE_SQL(UNITS("q.nominal")), 4},
     [GQ_METRIC_BORROWING_LIMIT] = {RESOURCE_SQL(UNITS("q.borrowing_limit")), 4},
     [GQ_METRIC_LENDING_LIMIT] = {RESOURCE_SQL(UNITS("q.lending_limit")), 4},
@@ -1338,12 +1346,13 @@ int gq__store_waits(struct gq_store *st, gq__wait_fn fn, void *payload, gq_error
      */
     static const char sql[] =
         "SELECT w.cluster_queue, e.reason = 'QuotaReserved', "
-        "e.to_state = 'admitted' AND e.from_state IN ('pending', 'reserved'), "
+        "e.to_state = " GQ_SQL_STATE(admitted) " "
+        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION ", "
         "e.at - (SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' "
-        "AND p.to_state = 'pending' AND p.id < e.id) AS wait "
+        "AND p.to_state = " GQ_SQL_STATE(pending) " AND p.id < e.id) AS wait "
         "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "
-        "AND (e.reason = 'QuotaReserved' OR (e.to_state = 'admitted' "
-        "AND e.from_state IN ('pending', 'reserved'))) AND w.cluster_queue IS NOT NULL "
+        "AND (e.reason = 'QuotaReserved' OR (e.to_state = " GQ_SQL_STATE(admitted) " "
+        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION ")) AND w.cluster_queue IS NOT NULL "
         "AND wait IS NOT NULL ORDER BY w.cluster_queue";
     struct waits_walk walk = {fn, payload};
     struct gq__cursor c;
@@ -1364,12 +1373,12 @@ int gq__store_waits(struct gq_store *st, gq__wait_fn fn, void *payload, gq_error
     "WITH spans AS (SELECT uid, to_state, at, "                                                   \
     "  coalesce(lead(at) OVER (PARTITION BY uid ORDER BY at, id), ?2) - at AS ms "               \
     "  FROM events WHERE kind = 'Workload' AND to_state IN "                                      \
-    "  ('pending', 'reserved', 'admitted', 'running', 'finished', 'deactivated', 'cancelled')) "
+    "  " GQ_SQL_EVENT_TO ") "
 
 #define JOBS                                                                                      \
     "FROM workloads w LEFT JOIN local_queues lq "                                                 \
     "  ON lq.namespace = w.namespace AND lq.name = w.local_queue "                                \
-    "WHERE w.state <> 'cancelled' AND w.created_at >= ?1 "
+    "WHERE w.state <> " GQ_SQL_STATE(cancelled) " AND w.created_at >= ?1 "
 
 struct summary_walk {
     gq_summary_job_fn jobs;
@@ -1419,14 +1428,14 @@ int gq__store_summary_jobs(struct gq_store *st, int64_t since_ms, int64_t now_ms
 {
     static const char sql[] =
         SPANS "SELECT w.namespace, w.job_name, coalesce(w.cluster_queue, lq.cluster_queue), "
-              "w.state, sum(ms) FILTER (WHERE s.to_state = 'pending'), "
-              "sum(ms) FILTER (WHERE s.to_state = 'reserved'), "
-              "sum(ms) FILTER (WHERE s.to_state IN ('admitted', 'running')), "
+              "w.state, sum(ms) FILTER (WHERE s.to_state = " GQ_SQL_STATE(pending) "), "
+              "sum(ms) FILTER (WHERE s.to_state = " GQ_SQL_STATE(reserved) "), "
+              "sum(ms) FILTER (WHERE s.to_state IN " GQ_SQL_ADMITTED "), "
               "(SELECT count(*) FROM provisioning_requests p WHERE p.workload_id = w.id) "
               "FROM workloads w LEFT JOIN local_queues lq "
               "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
               "LEFT JOIN spans s ON s.uid = w.uid "
-              "WHERE w.state <> 'cancelled' AND w.created_at >= ?1 "
+              "WHERE w.state <> " GQ_SQL_STATE(cancelled) " AND w.created_at >= ?1 "
               "GROUP BY w.id ORDER BY w.created_at, w.id";
     struct summary_walk w = {fn, NULL, payload};
 
@@ -1439,8 +1448,9 @@ int gq__store_summary_queues(struct gq_store *st, int64_t since_ms, int64_t now_
 {
     static const char sql[] =
         "SELECT coalesce(w.cluster_queue, lq.cluster_queue) AS q, "
-        "sum(w.state IN ('admitted', 'running', 'finished')), sum(w.state = 'finished'), "
-        "sum(w.state IN ('pending', 'reserved')), sum(w.state = 'deactivated') " JOBS
+        "sum(w.state IN " GQ_SQL_WAS_ADMITTED "), sum(w.state = " GQ_SQL_STATE(finished) "), "
+        "sum(w.state IN " GQ_SQL_AWAITING_ADMISSION "), "
+        "sum(w.state = " GQ_SQL_STATE(deactivated) ") " JOBS
         "AND ?2 IS NOT NULL GROUP BY q HAVING q IS NOT NULL ORDER BY q";
     struct summary_walk w = {NULL, fn, payload};
 

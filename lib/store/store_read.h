@@ -20,6 +20,7 @@
 #include "gpuqueue/db.h"
 #include "gpuqueue/run.h"
 #include "model.h"
+#include "state.h"
 #include "store.h"
 
 /* One line of text a read yields (a label, a name, a formatted list entry). */
@@ -214,11 +215,11 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
 
 /* Which states a workload listing selects. */
 enum gq_wl_select {
-    GQ_WL_NOT_CANCELLED, /* every state but cancelled */
-    GQ_WL_EVERY,
-    GQ_WL_ADMITTED,      /* admitted or running */
-    GQ_WL_RESERVED,
-    GQ_WL_IN_STATE,      /* the state named by state, in any case */
+    GQ_WL_SELECT_NOT_CANCELLED, /* every state but cancelled */
+    GQ_WL_SELECT_EVERY,
+    GQ_WL_SELECT_ADMITTED,      /* admitted or running */
+    GQ_WL_SELECT_RESERVED,
+    GQ_WL_SELECT_IN_STATE,      /* the state named by state, in any case */
 };
 
 /* A workload listing's filter and page, in the order (namespace, created, id). */
@@ -228,7 +229,7 @@ struct gq_wl_query {
     const char *cluster_queue; /* NULL: any (the LocalQueue's when none is reserved) */
     const char *name;          /* workload or job name; NULL: any */
     enum gq_wl_select select;
-    const char *state;         /* GQ_WL_IN_STATE */
+    const char *state;         /* GQ_WL_SELECT_IN_STATE */
     int64_t limit;             /* > 0: at most limit rows; 0: every row */
     bool has_after;            /* rows after this key only */
     const char *after_ns;
@@ -243,6 +244,7 @@ struct gq_wl_row {
     const char *local_queue;   /* may be NULL */
     const char *cluster_queue; /* reserved in, else its LocalQueue's; may be NULL */
     const char *state;
+    enum gq_wl_state parsed;   /* state's; GQ_WL_NSTATES: text outside state.h's table */
     const char *reason, *message, *priority_class; /* may be NULL */
     int64_t priority, pods, gpus;
     int64_t created_ms;

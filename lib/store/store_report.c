@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "report.h"
+#include "state.h"
 #include "store_int.h"
 
 struct load {
@@ -121,7 +122,7 @@ static int jobs(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
         "w.created_at, w.reserved_at, w.admitted_at, w.started_at "
         "FROM workloads w LEFT JOIN local_queues lq "
         "ON lq.namespace = w.namespace AND lq.name = w.local_queue "
-        "WHERE w.created_at >= ?1 AND w.created_at < ?2 AND w.state <> 'cancelled' "
+        "WHERE w.created_at >= ?1 AND w.created_at < ?2 AND w.state <> " GQ_SQL_STATE(cancelled) " "
         "ORDER BY w.id";
     sqlite3_stmt *stmt = prepare(st, sql, raw, err);
     struct gq__report_job *j;

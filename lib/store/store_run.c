@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 #include "store_run.h"
 #include "util.h"
@@ -121,13 +122,14 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
                             gq_error *err)
 {
     static const char live[] = "SELECT id, namespace, name, uid, job_name, duration_ms "
-                               "FROM workloads WHERE state IN ('admitted', 'running') ORDER BY id";
+                               "FROM workloads WHERE state IN " GQ_SQL_ADMITTED " ORDER BY id";
     static const char admitted[] =
         "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = 'admitted' ORDER BY id";
+        "WHERE state = " GQ_SQL_STATE(admitted) " ORDER BY id";
     static const char done[] =
         "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = 'running' AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY " END_SQL ", id";
+        "WHERE state = " GQ_SQL_STATE(running) " AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY "
+        END_SQL ", id";
     const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
     struct workload_walk w = {fn, payload};
     struct gq__cursor c;
@@ -209,9 +211,11 @@ static int min_of(struct gq_store *st, const char *sql, int64_t now_ms, int64_t 
 int gq__store_run_due(struct gq_store *st, int64_t now_ms, int64_t default_ms,
                       int64_t *finish_out, int64_t *requeue_out, gq_error *err)
 {
-    static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = 'running'";
+    static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = "
+                                 GQ_SQL_STATE(running);
     static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
-                                  "WHERE state = 'pending' AND requeue_at > CAST(?1 AS INTEGER)";
+                                  "WHERE state = " GQ_SQL_STATE(pending)
+                                  " AND requeue_at > CAST(?1 AS INTEGER)";
     int rc = min_of(st, finish, now_ms, default_ms, 2, finish_out, err);
 
     *requeue_out = 0;

@@ -27,6 +27,7 @@
 #include "error.h"
 #include "nodes.h"
 #include "os.h"
+#include "state.h"
 #include "store_int.h"
 #include "util.h"
 
@@ -211,20 +212,23 @@ void gq__store_watch_stop(struct gq_store *st, volatile sig_atomic_t *stop)
 int gq__store_start(struct gq_store *st, const struct gq_started *w, int64_t now_ms,
                     gq_error *err)
 {
-    static const char sql[] = "UPDATE workloads SET state = 'running', started_at = ?2, "
-                              "updated_at = ?2 WHERE id = ?1 AND state = 'admitted'";
+    static const char sql[] = "UPDATE workloads SET state = " GQ_SQL_STATE(running) ", "
+                              "started_at = ?2, updated_at = ?2 "
+                              "WHERE id = ?1 AND state = " GQ_SQL_STATE(admitted);
     int rc = gq__store_move(st, sql, w->id, now_ms, err);
 
     if (rc != GQ_OK)
         return rc;
     return gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Started",
-                           w->message, "admitted", "running", now_ms, err);
+                           w->message, gq__wl_state_name(GQ_WL_ADMITTED),
+                           gq__wl_state_name(GQ_WL_RUNNING), now_ms, err);
 }
 
 int gq__store_finish(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
 {
-    static const char sql[] = "UPDATE workloads SET state = 'finished', finished_at = ?2, "
-                              "updated_at = ?2 WHERE id = ?1 AND state = 'running'";
+    static const char sql[] = "UPDATE workloads SET state = " GQ_SQL_STATE(finished) ", "
+                              "finished_at = ?2, updated_at = ?2 "
+                              "WHERE id = ?1 AND state = " GQ_SQL_STATE(running);
     int rc;
 
     if ((rc = gq__store_move(st, sql, id, now_ms, err)) != GQ_OK ||

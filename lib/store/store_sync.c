@@ -15,11 +15,10 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 #include "store_sync.h"
 
-/* The states in which a workload is live (its Job still matters to it). */
-#define LIVE_STATES "('pending', 'reserved', 'admitted', 'running', 'deactivated')"
 
 /* What a record reads, in copy_row's order. */
 #define RECORD_COLUMNS "id, state, name, uid"
@@ -92,7 +91,8 @@ int gq__store_sync_replaced(struct gq_store *st,
 {
     static const char sql[] = "SELECT " RECORD_COLUMNS " FROM workloads WHERE namespace = ?1 "
                               "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
-                              "AND state <> 'cancelled' AND state IN " LIVE_STATES;
+                              "AND state <> " GQ_SQL_STATE(cancelled) " AND state IN "
+                              GQ_SQL_JOB_LIVE;
     const char *params[] = {ns, name, uid};
 
     record_clear(out);
@@ -102,7 +102,7 @@ int gq__store_sync_replaced(struct gq_store *st,
 int gq__store_sync_unlisted_gone(struct gq_store *st, const char *listed_uids, gq_error *err)
 {
     static const char sql[] =
-        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " LIVE_STATES
+        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " GQ_SQL_JOB_LIVE
         " AND uid NOT IN (SELECT value FROM json_each(?1))";
 
     return run(st, sql, &listed_uids, 1, NULL, err);

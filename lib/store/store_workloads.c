@@ -16,11 +16,9 @@
 #include <string.h>
 
 #include "error.h"
+#include "state.h"
 #include "store_int.h"
 #include "util.h"
-
-/* States in which a workload may still be cancelled by its user. */
-#define CANCELLABLE "('pending', 'reserved', 'admitted', 'running', 'evicted', 'deactivated')"
 
 static bool is_gpu_resource(const char *name)
 {
@@ -144,9 +142,10 @@ static int insert_usage(struct gq_store *st, int64_t id, const struct gq_workloa
 static char *clash(struct gq_store *st, const struct gq_wl_write *w, gq_error *err)
 {
     static const char by_name[] = "SELECT name FROM workloads WHERE namespace = ?1 AND "
-                                  "name = ?2 AND state <> 'cancelled'";
+                                  "name = ?2 AND state <> " GQ_SQL_STATE(cancelled);
     static const char by_job[] = "SELECT name FROM workloads WHERE namespace = ?1 AND "
-                                 "job_kind = ?3 AND job_name = ?4 AND state <> 'cancelled'";
+                                 "job_kind = ?3 AND job_name = ?4 AND state <> "
+                                 GQ_SQL_STATE(cancelled);
     const char *const sqls[] = {by_name, by_job};
     sqlite3_stmt *stmt;
     char *name = NULL;
@@ -166,11 +165,12 @@ static char *clash(struct gq_store *st, const struct gq_wl_write *w, gq_error *e
     return name;
 }
 
-static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, const char *podsets)
+static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, enum gq_wl_state state,
+                         const char *podsets)
 {
     const struct gq_workload *wl = &w->obj->u.wl;
     int64_t pods, gpus, queued = w->obj->meta.created_ms ? w->obj->meta.created_ms : w->now_ms;
-    bool admitted = strcmp(w->state, "admitted") == 0, finished = strcmp(w->state, "finished") == 0;
+    bool admitted = state == GQ_WL_ADMITTED, finished = state == GQ_WL_FINISHED;
 
     totals(wl, &pods, &gpus);
     gq__bind_text(stmt, 1, w->uid);
@@ -221,9 +221,12 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24)";
     sqlite3_stmt *stmt;
     char *other, *podsets;
+    enum gq_wl_state state;
     int64_t id;
     int rc;
 
+    if (!gq__wl_state_parse(w->state, &state))
+        state = GQ_WL_NSTATES; /* the column's CHECK refuses it below */
     if ((other = clash(st, w, err)) != NULL) {
         rc = gq__error(err, GQ_EEXISTS, "%s \"%s/%s\" already exists (workload %s)",
                        strcmp(w->obj->u.wl.job_kind, "Job") == 0 ? "job" : "workload",
@@ -237,24 +240,25 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         free(podsets);
         return err ? err->code : GQ_EIO;
     }
-    bind_workload(stmt, w, podsets);
+    bind_workload(stmt, w, state, podsets);
     rc = gq__store_step_done(st, stmt, err);
     free(podsets);
     if (rc != GQ_OK)
         return rc;
     id = sqlite3_last_insert_rowid(st->db);
-    if (strcmp(w->state, "admitted") == 0 && (rc = insert_usage(st, id, &w->obj->u.wl, err)))
+    if (state == GQ_WL_ADMITTED && (rc = insert_usage(st, id, &w->obj->u.wl, err)))
         return rc;
     return gq__store_event(st, "Workload", w->obj->meta.namespace, w->name, w->uid, "Normal",
-                           strcmp(w->state, "pending") == 0 ? "Submitted" : "Imported",
-                           w->message, NULL, w->state, w->now_ms, err);
+                           state == GQ_WL_PENDING ? "Submitted" : "Imported", w->message, NULL,
+                           w->state, w->now_ms, err);
 }
 
 /* The live workload named name (workload or job name) in ns: id, name, state, uid. */
 struct live {
     int64_t id;
     char *name;
-    char *state;
+    char *state;             /* the text, which callers are handed */
+    enum gq_wl_state parsed; /* GQ_WL_NSTATES: text outside state.h's table */
     char *uid;
     char *spec;
 };
@@ -276,6 +280,8 @@ static int read_live(struct gq_store *st, sqlite3_stmt *stmt, struct live *out, 
     out->id = sqlite3_column_int64(stmt, 0);
     out->name = gq__strdup((const char *)sqlite3_column_text(stmt, 1));
     out->state = gq__strdup((const char *)sqlite3_column_text(stmt, 2));
+    if (!gq__wl_state_parse(out->state, &out->parsed))
+        out->parsed = GQ_WL_NSTATES;
     out->uid = gq__strdup((const char *)sqlite3_column_text(stmt, 3));
     out->spec = gq__strdup((const char *)sqlite3_column_text(stmt, 4));
     if (!out->name || !out->state || !out->uid || !out->spec)
@@ -292,13 +298,15 @@ static int find_live(struct gq_store *st, const char *ns, const char *name, cons
                      bool job_only, struct live *out, gq_error *err)
 {
     static const char by_name[] = "SELECT id, name, state, uid, spec FROM workloads "
-                                  "WHERE namespace = ?1 AND name = ?2 AND state <> 'cancelled'";
+                                  "WHERE namespace = ?1 AND name = ?2 AND state <> "
+                                  GQ_SQL_STATE(cancelled);
     static const char by_job[] = "SELECT id, name, state, uid, spec FROM workloads "
                                  "WHERE namespace = ?1 AND job_kind = ?3 AND job_name = ?2 "
-                                 "AND state <> 'cancelled'";
+                                 "AND state <> " GQ_SQL_STATE(cancelled);
     static const char by_any_job[] = "SELECT id, name, state, uid, spec FROM workloads "
                                      "WHERE namespace = ?1 AND job_name = ?2 "
-                                     "AND state <> 'cancelled' ORDER BY job_kind = 'Job' DESC";
+                                     "AND state <> " GQ_SQL_STATE(cancelled)
+                                     " ORDER BY job_kind = 'Job' DESC";
     const char *const sqls[] = {by_name, job_kind ? by_job : by_any_job};
     sqlite3_stmt *stmt;
     size_t i;
@@ -353,7 +361,8 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     static const char upd_sql[] =
         "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
         "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
-        "updated_at = ?11, podsets = ?12, duration_ms = ?13 WHERE id = ?1 AND state = 'pending'";
+        "updated_at = ?11, podsets = ?12, duration_ms = ?13 WHERE id = ?1 AND state = "
+        GQ_SQL_STATE(pending);
     const struct gq_workload *wl = &w->obj->u.wl;
     sqlite3_stmt *stmt;
     int64_t pods, gpus;
@@ -367,7 +376,7 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
         *result = GQ_PUT_UNCHANGED;
         goto out;
     }
-    if (strcmp(l.state, "pending") != 0) {
+    if (l.parsed != GQ_WL_PENDING) {
         rc = gq__error(err, GQ_ECONFLICT,
                        "workload \"%s\" is %s: its pod sets can no longer change", l.name,
                        l.state);
@@ -433,9 +442,10 @@ static int find_and_move(struct gq_store *st, const char *ns, const char *name,
 int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *name,
                               int64_t now_ms, char **name_out, char **from_state, gq_error *err)
 {
-    static const char upd_sql[] = "UPDATE workloads SET state = 'cancelled', reason = NULL, "
+    static const char upd_sql[] = "UPDATE workloads SET state = " GQ_SQL_STATE(cancelled) ", "
+                                  "reason = NULL, "
                                   "message = NULL, updated_at = ?2, finished_at = ?2 "
-                                  "WHERE id = ?1 AND state IN " CANCELLABLE;
+                                  "WHERE id = ?1 AND state IN " GQ_SQL_CANCELLABLE;
     static const char usage_sql[] = "DELETE FROM usage WHERE workload_id = ?1";
     sqlite3_stmt *stmt;
     struct live l;
@@ -456,7 +466,8 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
         (rc = gq__store_release_checks(st, l.id, GQ_CHECKS_DROP, now_ms, err)) != GQ_OK)
         goto out;
     rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Cancelled",
-                         "cancelled by the user", l.state, "cancelled", now_ms, err);
+                         "cancelled by the user", l.state, gq__wl_state_name(GQ_WL_CANCELLED),
+                         now_ms, err);
     if (rc == GQ_OK) {
         *name_out = l.name;
         *from_state = l.state;
@@ -471,9 +482,10 @@ int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const cha
                                   int64_t now_ms, char **name_out, gq_error *err)
 {
     static const char upd[] =
-        "UPDATE workloads SET state = 'pending', active = 1, reason = 'Reactivated', "
+        "UPDATE workloads SET state = " GQ_SQL_STATE(pending) ", active = 1, "
+        "reason = 'Reactivated', "
         "message = 'The workload was reactivated', requeue_at = NULL, updated_at = ?2 "
-        "WHERE id = ?1 AND state = 'deactivated'";
+        "WHERE id = ?1 AND state = " GQ_SQL_STATE(deactivated);
     struct live l;
     int rc;
 
@@ -486,7 +498,8 @@ int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const cha
     /* A fresh start: Kueue clears requeueState; the check history goes with it. */
     if ((rc = gq__store_release_checks(st, l.id, GQ_CHECKS_DROP, now_ms, err)) == GQ_OK)
         rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Reactivated",
-                             "reactivated by the user", "deactivated", "pending", now_ms, err);
+                             "reactivated by the user", gq__wl_state_name(GQ_WL_DEACTIVATED),
+                             gq__wl_state_name(GQ_WL_PENDING), now_ms, err);
     if (rc == GQ_OK) {
         *name_out = l.name;
         l.name = NULL;

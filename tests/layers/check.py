@@ -8,7 +8,9 @@ Each folder of lib/ is a layer. A file may include the headers of its own
 layer and of the layers listed for it below, the public headers
 (gpuqueue/*.h) and the C library; each outside dependency has the one layer
 that may include it; cli/ and daemon/ include only the public headers of
-the library; SQL text appears only in lib/store/. Every finding is one line
+the library; SQL text appears only in lib/store/; a workload state is
+spelt in quotes only by lib/core/state.{c,h} (the C and SQL text everyone
+else uses comes from there). Every finding is one line
 "path:line: rule: what", and the exit status is 1 when there is one.
 
 Known debts are listed in tests/layers/exceptions.txt, one per line
@@ -46,6 +48,47 @@ SQL = re.compile(
     r'CREATE\s+(TABLE|INDEX|TRIGGER|VIEW)|PRAGMA\s+\w|BEGIN\s+(IMMEDIATE|DEFERRED|EXCLUSIVE)|'
     r'\bCOMMIT\b|\bROLLBACK\b)')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+# The workload states: the one list (GQ_WL_STATES, lib/core/state.h) spells
+# them, as the table's text and as SQL literals; a file that writes one in
+# quotes has a second copy of the state machine. Only the exact lower-case
+# word is a state ("Pending" is a check's state, "--pending" an option).
+STATE_HOME = {"lib/core/state.h", "lib/core/state.c"}
+STATE_ITEM = re.compile(r'^\s*X\(([A-Z_]+),\s*([a-z_]+)\)')
+SQL_STATE_ARG = re.compile(r'\bGQ_SQL_STATE\(\s*(\w+)\s*\)')
+# Words that are states but say something else here, each where it is
+# (path, a piece of the line that holds it), and what it is instead.
+NOT_STATE = {
+    ("lib/api/api_metrics.c", 'statuses[] = {"pending", "active", "terminating"}'):
+        "Kueue's ClusterQueue status, a metric label value",
+    ("lib/api/api_metrics.c", "(with possible values 'pending', "):
+        "the same statuses in the metric's HELP text",
+    ("lib/api/report.c", 'wait_keys[GQ__NWAITS] = {"admission", "running",'):
+        "the report's wait from submit to running, a JSON key",
+    ("lib/api/report_csv.c", 'head[] = {"kind", "name",  "jobs",  "admitted",'):
+        "a CSV column header",
+    ("lib/api/report_html.c", 'svg_open(s, "pending", '):
+        "an HTML element id",
+}
+
+
+def state_names(root):
+    """The states, read off GQ_WL_STATES in lib/core/state.h (None: no such list)."""
+    path = os.path.join(root, "lib", "core", "state.h")
+    if not os.path.exists(path):
+        return None
+    names, inside = [], False
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#define GQ_WL_STATES(X)"):
+                inside = True
+            elif inside:
+                m = STATE_ITEM.match(line)
+                if m:
+                    names.append(m.group(2))
+                if not line.rstrip().endswith("\\"):
+                    break
+    return names or None
 
 
 def strip_comments(text):
@@ -105,6 +148,11 @@ def check(root):
         elif os.path.isdir(p) and entry not in MAY_INCLUDE and entry != "include":
             yield f"lib/{entry}: layout: a folder that is no layer (lib/README.md names them)"
 
+    states = state_names(root)
+    if states is None:
+        yield "lib/core/state.h: layout: GQ_WL_STATES, the list of workload states, is missing"
+        states = []
+    quoted = re.compile(r'(["\'])(%s)\1' % "|".join(states)) if states else None
     for sub in ("lib", "cli", "daemon"):
         for path in sources(root, sub):
             rel = os.path.relpath(path, root)
@@ -127,6 +175,24 @@ def check(root):
                     continue
                 if who != "store" and SQL.search(line):
                     yield f"{rel}:{no}: sql: SQL text outside lib/store/"
+                if quoted and rel not in STATE_HOME:
+                    yield from state_rule(rel, no, line, quoted, states)
+
+
+def state_rule(rel, no, line, quoted, states):
+    """A state in quotes outside state.{c,h}; GQ_SQL_STATE of a word that is none.
+
+    The message holds no quotes: key() makes "path state-literal" of it,
+    one known debt per file whatever the word."""
+    for m in quoted.finditer(line):
+        if any(path == rel and piece in line for path, piece in NOT_STATE):
+            continue
+        kind = "C string" if m.group(1) == '"' else "SQL literal"
+        yield (f"{rel}:{no}: state-literal: the workload state {m.group(2)} spelt as a {kind} "
+               "outside lib/core/state.h (use its enum, gq__wl_state_name or GQ_SQL_*)")
+    for m in SQL_STATE_ARG.finditer(line):
+        if m.group(1) not in states and m.group(1) != "low":
+            yield f"{rel}:{no}: state-literal: GQ_SQL_STATE of {m.group(1)}, which is no state"
 
 
 def include_rule(rel, no, who, kind, name, layer_of):
