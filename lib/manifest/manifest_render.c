@@ -39,6 +39,7 @@
 #include "manifest_release.h"
 #include "quota.h"
 #include "release.h"
+#include "state.h"
 #include "util.h"
 
 #define OUT_CHUNK 65536
@@ -750,15 +751,23 @@ void gq__mf_queue_flavor(struct gq__mf_item *it, const struct gq__mf_flavor *f)
 
 /* How a workload that has left the queue ends up, in Kueue's condition words. */
 static const struct {
-    const char *state;
+    enum gq_wl_state state;
     const char *type;
     const char *reason;  /* when the row has none */
     const char *message; /* when the row has none */
 } wl_ends[] = {
-    {"evicted", "Evicted", "Preempted", NULL},
-    {"finished", "Finished", "Succeeded", "Job finished successfully"},
-    {"cancelled", "Finished", "Cancelled", "Cancelled by the user"},
+    {GQ_WL_EVICTED, "Evicted", "Preempted", NULL},
+    {GQ_WL_FINISHED, "Finished", "Succeeded", "Job finished successfully"},
+    {GQ_WL_CANCELLED, "Finished", "Cancelled", "Cancelled by the user"},
 };
+
+/* A workload's state as a set of one (a GQ_WL_* mask); 0 for text outside the table. */
+static unsigned state_bit(const char *text)
+{
+    enum gq_wl_state st;
+
+    return text && gq__wl_state_parse(text, &st) ? 1u << st : 0;
+}
 
 static const char *or_else(const char *s, const char *fallback)
 {
@@ -768,10 +777,9 @@ static const char *or_else(const char *s, const char *fallback)
 /* Kueue's conditions for a workload in each of gpuq's states. */
 static void wl_conditions(json_object *conds, const gq_workload_info *wl, int64_t updated_ms)
 {
-    const char *s = wl->state;
-    bool holds = !strcmp(s, "reserved") || !strcmp(s, "admitted") || !strcmp(s, "running") ||
-                 !strcmp(s, "finished");
-    bool pending = strcmp(s, "pending") == 0;
+    unsigned st = state_bit(wl->state);
+    bool holds = (st & (GQ_WL_HOLDS_QUOTA | GQ_WL_WAS_ADMITTED)) != 0; /* or held it */
+    bool pending = st == 1u << GQ_WL_PENDING;
     char buf[320];
     size_t i;
 
@@ -786,7 +794,7 @@ static void wl_conditions(json_object *conds, const gq_workload_info *wl, int64_
                                                pending ? or_else(wl->reason, "Pending") : "Pending",
                                                pending ? wl->message : NULL));
     }
-    if (!strcmp(s, "reserved"))
+    if (st == 1u << GQ_WL_RESERVED)
         json_object_array_add(conds, condition("Admitted", false, updated_ms,
                                                or_else(wl->reason, "UnsatisfiedAdmissionChecks"),
                                                wl->message));
@@ -794,7 +802,7 @@ static void wl_conditions(json_object *conds, const gq_workload_info *wl, int64_
         json_object_array_add(conds, condition("Admitted", true, wl->admitted_ms, "Admitted",
                                                "The workload is admitted"));
     for (i = 0; i < sizeof(wl_ends) / sizeof(wl_ends[0]); i++)
-        if (strcmp(s, wl_ends[i].state) == 0)
+        if (st == 1u << wl_ends[i].state)
             json_object_array_add(conds, condition(wl_ends[i].type, true,
                                                    wl->finished_ms ? wl->finished_ms : updated_ms,
                                                    or_else(wl->reason, wl_ends[i].reason),
@@ -851,8 +859,7 @@ static void wl_eviction(json_object *status, const gq_workload_info *wl,
                         const struct gq__mf_workload *row)
 {
     json_object *conds = child(status, "conditions", json_type_array), *g;
-    bool holds = !strcmp(wl->state, "reserved") || !strcmp(wl->state, "admitted") ||
-                 !strcmp(wl->state, "running");
+    bool holds = (state_bit(wl->state) & GQ_WL_HOLDS_QUOTA) != 0;
 
     if (row->evicted_reason && !holds) {
         json_object_array_add(conds, condition("Evicted", true, row->evicted_ms,
@@ -893,7 +900,8 @@ int gq__mf_workload_begin(struct gq__mf_printer *p, const gq_workload_info *wl,
     it->wl = wl;
     if (strcmp(wl->job_kind, "Job") == 0)
         wl_owner(child(it->root, "metadata", json_type_object), wl);
-    if (strcmp(wl->state, "deactivated") == 0) /* Kueue sets spec.active false to deactivate */
+    /* Kueue sets spec.active false to deactivate */
+    if (state_bit(wl->state) == 1u << GQ_WL_DEACTIVATED)
         json_object_object_add(child(it->root, "spec", json_type_object), "active",
                                json_object_new_boolean(0));
     status = wl_status(wl, row->admission, row->updated_ms);
@@ -905,9 +913,7 @@ int gq__mf_workload_begin(struct gq__mf_printer *p, const gq_workload_info *wl,
 
 bool gq__mf_workload_holds(const struct gq__mf_item *it)
 {
-    const char *s = it->wl ? it->wl->state : "";
-
-    return !strcmp(s, "reserved") || !strcmp(s, "admitted") || !strcmp(s, "running");
+    return it->wl && (state_bit(it->wl->state) & GQ_WL_HOLDS_QUOTA) != 0;
 }
 
 /* status.admissionChecks[]. */
@@ -1105,7 +1111,7 @@ static void wl_checks(struct gq__mf_printer *r, struct gq__mf_item *it)
     if (it->prs && json_object_array_length(it->prs) &&
         json_object_object_get_ex(status, "gpuq", &g))
         json_object_object_add(g, "provisioningRequests", json_object_get(it->prs));
-    if (strcmp(it->wl->state, "reserved") != 0)
+    if (state_bit(it->wl->state) != 1u << GQ_WL_RESERVED)
         wl_release(r, it);
 }
 

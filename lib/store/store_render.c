@@ -22,6 +22,7 @@
 #include "error.h"
 #include "model.h"
 #include "store_int.h"
+#include "state.h"
 #include "store_render.h"
 
 /* -------------------------------------------------------------- columns */
@@ -74,8 +75,8 @@ struct requests {
 static int request_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
 {
     struct requests *q = payload;
-    struct gq__release_request r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2),
-                                    gq__col_text(stmt, 3)};
+    struct gq__release_request r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1),
+                                    gq__col_text(stmt, 2), gq__col_text(stmt, 3)};
 
     return q->fn(&r, q->payload, err);
 }
@@ -212,7 +213,7 @@ int gq__store_render_flavors(struct gq_store *st, const char *cq, const char *ns
         "  AND u.flavor = q.flavor AND u.resource = q.resource), "
         "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
         "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
-        "  AND w.state IN ('admitted', 'running')) "
+        "  AND w.state IN " GQ_SQL_ADMITTED ") "
         "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
     /* The same for LocalQueue ?3 in namespace ?2 of ClusterQueue ?1: its workloads' share. */
     static const char lq_sql[] =
@@ -222,7 +223,7 @@ int gq__store_render_flavors(struct gq_store *st, const char *cq, const char *ns
         "  AND w.namespace = ?2 AND w.local_queue = ?3), "
         "(SELECT coalesce(sum(u.amount), 0) FROM usage u JOIN workloads w ON w.id = u.workload_id "
         "  WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "
-        "  AND w.namespace = ?2 AND w.local_queue = ?3 AND w.state IN ('admitted', 'running')) "
+        "  AND w.namespace = ?2 AND w.local_queue = ?3 AND w.state IN " GQ_SQL_ADMITTED ") "
         "FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = ?1" FLAVOR_ORDER;
     struct flavors q = {fn, payload};
     struct gq__cursor c;
@@ -432,7 +433,8 @@ int gq__store_outbox_give_back(struct gq_store *st, int64_t since_ms, size_t max
     /* Quota held while writes were refused since before ?1 (store ms). */
     static const char sql[] =
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.kube_error, w.state "
-        "FROM workloads w WHERE w.state IN ('reserved', 'admitted') AND w.kube_error IS NOT NULL "
+        "FROM workloads w WHERE w.state IN (" GQ_SQL_STATE(reserved) ", " GQ_SQL_STATE(admitted)
+        ") AND w.kube_error IS NOT NULL "
         "AND CASE WHEN json_valid(w.kube_error) THEN json_extract(w.kube_error, '$.since') <= "
         "CAST(?1 AS INTEGER) ELSE 0 END ORDER BY w.id";
     static const enum field fields[] = {F_ID, F_NS, F_NAME, F_JOB, F_UID, F_KUBE_ERROR, F_STATE,
@@ -458,7 +460,7 @@ int gq__store_outbox_create(struct gq_store *st, int64_t now_ms, size_t max,
     static const char sql[] =
         "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name "
         "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
-        "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = 'reserved' "
+        "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = " GQ_SQL_STATE(reserved) " "
         "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
     static const enum field fields[] = {F_ID,  F_NS,  F_NAME, F_SPEC,  F_TEMPLATES,
                                         F_UID, F_JOB, F_WID,  F_WNAME, F_END};
@@ -483,7 +485,8 @@ int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
 {
     static const char sql[] =
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
-        "w.admission FROM workloads w WHERE w.state = 'admitted' AND w.job_gone = 0 AND " DUE
+        "w.admission FROM workloads w WHERE w.state = " GQ_SQL_STATE(admitted)
+        " AND w.job_gone = 0 AND " DUE
         " ORDER BY w.id";
     static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,      F_UID,
                                         F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_END};
@@ -497,7 +500,8 @@ int gq__store_outbox_suspend(struct gq_store *st, int64_t now_ms, bool unadmitte
     /* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
     static const char sql[] =
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
-        "FROM workloads w WHERE w.state IN ('pending', 'reserved', 'deactivated') "
+        "FROM workloads w WHERE w.state IN (" GQ_SQL_STATE(pending) ", " GQ_SQL_STATE(reserved) ", "
+        GQ_SQL_STATE(deactivated) ") "
         "AND w.job_suspended = 0 AND w.job_gone = 0 AND " DUE
         " AND (w.evictions > 0 OR CAST(?2 AS INTEGER) = 1) ORDER BY w.id";
     static const enum field fields[] = {F_ID,  F_NS,     F_NAME,      F_JOB,
