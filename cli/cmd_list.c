@@ -50,21 +50,39 @@ static const char *age(char *buf, int64_t from_ms, int64_t to_ms)
     return buf;
 }
 
-static const char *status_word(const char *state)
+/* The STATUS column in Kueue's words. */
+static const char *status_word(gq_workload_state state)
 {
-    if (strcmp(state, "pending") == 0)
+    switch (state) {
+    case GQ_WORKLOAD_PENDING:
         return "PENDING";
-    if (strcmp(state, "reserved") == 0)
+    case GQ_WORKLOAD_RESERVED:
         return "QUOTARESERVED";
-    if (strcmp(state, "admitted") == 0 || strcmp(state, "running") == 0)
+    case GQ_WORKLOAD_ADMITTED:
+    case GQ_WORKLOAD_RUNNING:
         return "ADMITTED";
-    if (strcmp(state, "finished") == 0)
+    case GQ_WORKLOAD_FINISHED:
         return "FINISHED";
-    if (strcmp(state, "cancelled") == 0)
+    case GQ_WORKLOAD_CANCELLED:
         return "CANCELLED";
-    if (strcmp(state, "evicted") == 0)
+    case GQ_WORKLOAD_EVICTED:
         return "EVICTED";
-    return "DEACTIVATED";
+    default:
+        return "DEACTIVATED";
+    }
+}
+
+/* A --status word: all, quotareserved or a workload state, in any case. */
+static bool status_valid(const char *word)
+{
+    int s;
+
+    if (strcasecmp(word, "all") == 0 || strcasecmp(word, "quotareserved") == 0)
+        return true;
+    for (s = GQ_WORKLOAD_PENDING; gq_workload_state_name((gq_workload_state)s); s++)
+        if (strcasecmp(word, gq_workload_state_name((gq_workload_state)s)) == 0)
+            return true;
+    return false;
 }
 
 static const char *status_color(const char *cell)
@@ -133,7 +151,7 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[2] = wl->job_name;
     cells[3] = wl->local_queue;
     cells[4] = wl->cluster_queue;
-    cells[5] = status_word(wl->state);
+    cells[5] = status_word(wl->state_code);
     cells[6] = pos;
     cells[7] = exec;
     cells[8] = age(agebuf, wl->created_ms, l->now_ms);
@@ -167,7 +185,7 @@ static int job_row(const gq_workload_info *wl, void *payload)
     }
     cells[0] = wl->job_name;
     cells[1] = wl->local_queue;
-    cells[2] = strcmp(wl->state, "running") == 0 ? "RUNNING" : status_word(wl->state);
+    cells[2] = wl->state_code == GQ_WORKLOAD_RUNNING ? "RUNNING" : status_word(wl->state_code);
     cells[3] = wl->cluster_queue;
     cells[4] = age(agebuf, wl->created_ms, l->now_ms);
     cells[5] = wl->name;
@@ -573,13 +591,10 @@ int cmd_list(struct global *g, int argc, char **argv)
         {"clusterqueue", 'c', FLAG_STRING, &cq, "NAME", "workloads of this ClusterQueue"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
-    static const char *const states[] = {"all",      "pending",   "quotareserved", "reserved",
-                                         "admitted", "finished",  "cancelled",     "evicted",
-                                         "running",  "deactivated", NULL};
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
     struct lister l;
     const char *resource = "workload";
-    int nargs, rc, i;
+    int nargs, rc;
 
     if ((rc = cli_parse(g, &commands[2], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
         return rc;
@@ -593,9 +608,7 @@ int cmd_list(struct global *g, int argc, char **argv)
         return cli_usage_error("list takes at most one RESOURCE, got \"%s\"", argv[1]);
     if (nargs == 2 && g->all_namespaces)
         return cli_usage_error("a resource cannot be retrieved by name across all namespaces");
-    for (i = 0; status && states[i] && strcasecmp(status, states[i]); i++)
-        ;
-    if (status && !states[i])
+    if (status && !status_valid(status))
         return cli_usage_error("invalid --status \"%s\": want all, pending, quotareserved, "
                                "admitted, finished or cancelled",
                                status);

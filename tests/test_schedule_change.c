@@ -2,8 +2,10 @@
  * test_schedule_change.c: each change gq_schedule reports carries its kind
  * as an enum (gq_schedule_change.kind) that says what its words say: quota
  * reserved with admission checks to come, admitted, evicted by a
- * preemption, still pending. Through the public API only, on a database
- * built with gq_apply_buffer and gq_job_submit.
+ * preemption, still pending; and each workload gq_workload_list walks
+ * carries its state as an enum (gq_workload_info.state_code) that names
+ * the same word. Through the public API only, on a database built with
+ * gq_apply_buffer and gq_job_submit.
  */
 #include <gpuqueue.h>
 
@@ -64,6 +66,23 @@ static int on_change(const gq_schedule_change *c, void *payload)
     return 0;
 }
 
+struct states {
+    int n, mismatched;
+};
+
+static int on_workload(const gq_workload_info *wl, void *payload)
+{
+    struct states *st = payload;
+    const char *word = gq_workload_state_name(wl->state_code);
+
+    st->n++;
+    if (!word || strcmp(word, wl->state) != 0) {
+        fprintf(stderr, "%s: state %s, state_code %d\n", wl->name, wl->state, (int)wl->state_code);
+        st->mismatched++;
+    }
+    return 0;
+}
+
 static void submit(gq_db *db, const char *name, const char *queue, const char *gpus,
                    const char *priority_class)
 {
@@ -116,6 +135,20 @@ static void kinds(void)
     CHECK(s.mismatched == 0);
     CHECK(s.n[GQ_CHANGE_EVICTED] == 1);
     CHECK(s.n[GQ_CHANGE_ADMITTED] == 1);
+
+    /* Every workload, cancelled ones too, says its state as an enum as well. */
+    {
+        gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
+        struct states st = {0, 0};
+
+        CHECKF(gq_workload_cancel(db, "default", "huge", NULL, &err) == GQ_OK, "%s", err.msg);
+        f.state = "all";
+        CHECKF(gq_workload_list(db, &f, on_workload, &st, &err) == GQ_OK, "%s", err.msg);
+        CHECK(st.n == 4);
+        CHECK(st.mismatched == 0);
+    }
+    CHECK(gq_workload_state_name(GQ_WORKLOAD_STATE_UNKNOWN) == NULL);
+    CHECK_STR(gq_workload_state_name(GQ_WORKLOAD_CANCELLED), "cancelled");
     gq_db_close(db);
 }
 

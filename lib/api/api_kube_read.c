@@ -280,8 +280,11 @@ static int call_user(json_object *o, const struct item *it, void *payload)
 {
     const struct user_fn *u = payload;
 
+    gq_workload_info wl = it->wl;
+
     (void)o;
-    return u->fn(&it->wl, u->payload);
+    wl.state_code = gq__wl_state_public(wl.state);
+    return u->fn(&wl, u->payload);
 }
 
 int gq_kube_workloads(const char *json,

@@ -162,6 +162,8 @@ static int wl_row(const struct gq_wl_row *r, void *payload)
     wl.local_queue = r->local_queue;
     wl.cluster_queue = r->cluster_queue;
     wl.state = r->state;
+    wl.state_code = r->parsed == GQ_WL_NSTATES ? GQ_WORKLOAD_STATE_UNKNOWN
+                                               : (gq_workload_state)r->parsed;
     wl.reason = r->reason;
     wl.message = r->message;
     wl.priority_class = r->priority_class;

@@ -22,6 +22,24 @@ _Static_assert(GQ_WL_HOLDS_QUOTA && GQ_WL_ADMITTED_SET && GQ_WL_IN_ADMISSION &&
                "every set of state.h has members");
 _Static_assert(GQ_WL_NSTATES <= 32, "a set is a mask of unsigned bits");
 
+/* The public enum (gpuqueue/db.h) is this one, value for value. */
+#define SAME(up, low)                                                                              \
+    _Static_assert((int)GQ_WL_##up == (int)GQ_WORKLOAD_##up, "gq_workload_state: " #low);
+GQ_WL_STATES(SAME)
+#undef SAME
+
+const char *gq_workload_state_name(gq_workload_state s)
+{
+    return gq__wl_state_name((enum gq_wl_state)s);
+}
+
+gq_workload_state gq__wl_state_public(const char *text)
+{
+    enum gq_wl_state s;
+
+    return gq__wl_state_parse(text, &s) ? (gq_workload_state)s : GQ_WORKLOAD_STATE_UNKNOWN;
+}
+
 const char *gq__wl_state_name(enum gq_wl_state s)
 {
     return (unsigned)s < GQ_WL_NSTATES ? names[s] : NULL;

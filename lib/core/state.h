@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 
+#include "gpuqueue/db.h"
+
 /* X(NAME, text): the enum constant's suffix and the stored text. */
 #define GQ_WL_STATES(X)                                                                            \
     X(PENDING, pending)                                                                            \
@@ -116,6 +118,9 @@ enum {
 #define GQ_SQL_JOB_LIVE GQ_SQL_SET(GQ__SET_JOB_LIVE)
 #define GQ_SQL_CANCELLABLE GQ_SQL_SET(GQ__SET_CANCELLABLE)
 #define GQ_SQL_EVENT_TO GQ_SQL_SET(GQ__SET_EVENT_TO)
+
+/* text as the public enum (gpuqueue/db.h): GQ_WORKLOAD_STATE_UNKNOWN when it is no state. */
+gq_workload_state gq__wl_state_public(const char *text);
 
 /* The state's text ("pending" ...); NULL for a value outside the enum. */
 const char *gq__wl_state_name(enum gq_wl_state s);

@@ -169,6 +169,26 @@ GQ_EXTERN int gq_job_build(char **out, const gq_job_spec *spec, gq_error *err);
 /* ------------------------------------------------------------ workloads */
 
 /* One workload, as listing shows it. Strings are borrowed for the callback. */
+/*
+ * A workload's state (gq_workload_info.state_code; .state is its word). The
+ * values are only appended to. GQ_WORKLOAD_STATE_UNKNOWN: a word this
+ * library does not know (a newer gpuqd's answer read by gq_kube_workloads).
+ */
+typedef enum gq_workload_state {
+    GQ_WORKLOAD_STATE_UNKNOWN = -1,
+    GQ_WORKLOAD_PENDING = 0,   /* waiting for quota */
+    GQ_WORKLOAD_RESERVED,      /* quota reserved, admission checks not all Ready */
+    GQ_WORKLOAD_ADMITTED,      /* admitted: its Job may run */
+    GQ_WORKLOAD_RUNNING,       /* admitted, its pods started */
+    GQ_WORKLOAD_FINISHED,
+    GQ_WORKLOAD_EVICTED,
+    GQ_WORKLOAD_DEACTIVATED,   /* inactive until resumed (a rejected check, a deadline) */
+    GQ_WORKLOAD_CANCELLED
+} gq_workload_state;
+
+/** The word of a state ("pending" ...); NULL for a value outside the enum. */
+GQ_EXTERN const char *gq_workload_state_name(gq_workload_state s);
+
 typedef struct gq_workload_info {
     const char *namespace;
     const char *name;          /* Kueue's workload name */
@@ -193,6 +213,7 @@ typedef struct gq_workload_info {
     int64_t started_ms;        /* when its pods started; 0 */
     const char *where;         /* where it stands, in plain words ("" when nothing to say) */
     int64_t reserved_ms;       /* when quota was reserved (Kueue's QuotaReserved); 0 */
+    gq_workload_state state_code; /* state, as an enum (appended: the library fills this) */
 } gq_workload_info;
 
 typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);
