@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "gpuqueue/schedule.h"
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 
 #define T0 1700000000000LL /* the stopped clock (ms) */

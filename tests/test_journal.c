@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 #include "wl_fixture.h"
 

@@ -38,6 +38,7 @@
 #include "api.h"
 #include "gpuqueue.h"
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ VFS */

@@ -23,6 +23,7 @@
 #include "gpuqueue/run.h"
 #include "os.h"
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 #include "util.h"
 

@@ -16,6 +16,7 @@
 
 #include "state.h"
 #include "store.h"
+#include "store_int.h"
 #include "store_migrations.h"
 #include "test.h"
 

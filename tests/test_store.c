@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 #include "wl_fixture.h"
 

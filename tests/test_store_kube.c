@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "store_int.h"
 #include "test.h"
 
 static struct gq_store *open_mem(void)

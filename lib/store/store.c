@@ -723,7 +723,6 @@ int gq__store_each_row(struct gq_store *st, struct gq__cursor *c, const char *sh
 
 /* ------------------------------------------------------------------ reads */
 
-/* gq__store_query's loop; typed picks how values reach the callback. */
 /*
  * The queries' SQL is static text too, so their statements are cached like
  * gq__store_stmt's (a simulated week runs the same few hundred thousand
@@ -819,27 +818,10 @@ int gq__store_row_check(struct gq_store *st, sqlite3_stmt *stmt, const char *sha
                              sqlite3_column_name(stmt, i - 1), fault);
 }
 
-/* One row's values as query's callbacks take them (see gq__store_query_typed). */
-static void row_values(sqlite3_stmt *stmt, int n, bool typed, const char **vals, int64_t *nums)
-{
-    int i;
-
-    for (i = 0; i < n; i++) {
-        nums[i] = 0;
-        if (typed && sqlite3_column_type(stmt, i) == SQLITE_INTEGER) {
-            nums[i] = sqlite3_column_int64(stmt, i);
-            vals[i] = NULL;
-        } else {
-            vals[i] = (const char *)sqlite3_column_text(stmt, i);
-        }
-    }
-}
-
-static int query(struct gq_store *st, const struct gq__query *q, gq__row_fn row,
-                 gq__typed_row_fn typed_row, void *payload, gq_error *err)
+static int query(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
+                 gq_error *err)
 {
     const char *vals[64];
-    int64_t nums[64];
     sqlite3_stmt *stmt;
     bool own;
     int i, n, rc;
@@ -857,9 +839,10 @@ static int query(struct gq_store *st, const struct gq__query *q, gq__row_fn row,
         n = 64;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         /* Checked first: reading a column as text may change the type SQLite reports. */
-        if ((rc = gq__store_row_check(st, stmt, q->shape, typed_row, err)) == GQ_OK) {
-            row_values(stmt, n, typed_row, vals, nums);
-            rc = typed_row ? typed_row(n, vals, nums, payload) : row(n, vals, payload);
+        if ((rc = gq__store_row_check(st, stmt, q->shape, false, err)) == GQ_OK) {
+            for (i = 0; i < n; i++)
+                vals[i] = (const char *)sqlite3_column_text(stmt, i);
+            rc = row(n, vals, payload);
         }
         if (rc != 0) {
             done(stmt, own);
@@ -877,27 +860,13 @@ int gq__store_query(struct gq_store *st, const char *sql, const char *const *par
 {
     struct gq__query q = {sql, NULL, params, nparams};
 
-    return query(st, &q, row, NULL, payload, err);
-}
-
-int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
-                          int nparams, gq__typed_row_fn row, void *payload, gq_error *err)
-{
-    struct gq__query q = {sql, NULL, params, nparams};
-
-    return query(st, &q, NULL, row, payload, err);
+    return query(st, &q, row, payload, err);
 }
 
 int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
                    gq_error *err)
 {
-    return query(st, q, row, NULL, payload, err);
-}
-
-int gq__store_rows_typed(struct gq_store *st, const struct gq__query *q, gq__typed_row_fn row,
-                         void *payload, gq_error *err)
-{
-    return query(st, q, NULL, row, payload, err);
+    return query(st, q, row, payload, err);
 }
 
 int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const char *name,

@@ -403,48 +403,6 @@ int gq__store_kube_provreq_status(struct gq_store *st, const char *ns, const cha
                                   const char *uid, const char *status, gq_error *err);
 
 /*
- * Run a read-only query built by the caller (static SQL text; values only
- * through the bound text parameters) and call row() for each result row with
- * its column values as text (NULL for SQL NULL). Used by the listing code so
- * that it needs no SQLite types. Stops and returns row()'s value if non-zero.
- */
-typedef int (*gq__row_fn)(int ncols, const char *const *values, void *payload);
-int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
-                    gq__row_fn row, void *payload, gq_error *err);
-
-/*
- * The same for rows with many integer columns: an INTEGER value arrives in
- * nums (its text entry NULL), anything else as text (its nums entry 0). A
- * list of 100,000 workloads spent a tenth of its time having SQLite print
- * integers that strtoll then read back.
- */
-typedef int (*gq__typed_row_fn)(int ncols, const char *const *texts, const int64_t *nums,
-                                void *payload);
-int gq__store_query_typed(struct gq_store *st, const char *sql, const char *const *params,
-                          int nparams, gq__typed_row_fn row, void *payload, gq_error *err);
-
-/*
- * A query whose rows are checked before row() sees them, so that a damaged
- * file gives an error instead of a NULL where none can be. shape has one
- * letter per column: 'T' text, never NULL; 't' text or NULL; 'I' integer,
- * never NULL; 'i' integer or NULL; '#' the row's id (an 'I' that messages
- * quote); '.' anything. "workloads:" in front names the rows in messages;
- * NULL checks nothing. (For typed rows, text must not arrive as an integer,
- * which would reach row() as a NULL text.) A row that fails is GQ_EIO with
- * gq__store_damaged's message.
- */
-struct gq__query {
-    const char *sql;           /* static text, as for gq__store_query */
-    const char *shape;         /* e.g. "workloads:#TTt..", or NULL */
-    const char *const *params; /* bound as text, ?1.. */
-    int nparams;
-};
-int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
-                   gq_error *err);
-int gq__store_rows_typed(struct gq_store *st, const struct gq__query *q, gq__typed_row_fn row,
-                         void *payload, gq_error *err);
-
-/*
  * The one error for a file whose contents are not what gpuq wrote (SQLite's
  * corruption codes, a NULL or a type where the schema allows none, stored
  * JSON that does not parse): GQ_EIO, "database PATH is damaged (DETAIL); run

@@ -1,6 +1,7 @@
 /*
- * store_int.h: what store*.c share: the connection and its statement cache.
- * Only store*.c include this (it includes <sqlite3.h>).
+ * store_int.h: what store*.c share: the connection, its statement cache and
+ * its raw read. Only store*.c (and the unit tests) include this (it includes
+ * <sqlite3.h>).
  */
 #ifndef GQ_STORE_INT_H
 #define GQ_STORE_INT_H
@@ -90,5 +91,34 @@ int gq__store_row_check(struct gq_store *st, sqlite3_stmt *stmt, const char *sha
                         gq_error *err);
 /* Bind text or NULL; the text must outlive the step (SQLITE_STATIC). */
 void gq__bind_text(sqlite3_stmt *stmt, int i, const char *s);
+
+/*
+ * The store's raw read, for the store itself (PRAGMA checks) and the unit
+ * tests, never for the layers above: run static SQL text with text
+ * parameters (?1..) and call row() for each result row with its columns as
+ * text (NULL for SQL NULL), by position. Stops and returns row()'s value if
+ * non-zero. Every other read is a named, typed function of the store.
+ */
+typedef int (*gq__row_fn)(int ncols, const char *const *values, void *payload);
+int gq__store_query(struct gq_store *st, const char *sql, const char *const *params, int nparams,
+                    gq__row_fn row, void *payload, gq_error *err);
+
+/*
+ * The same, with each row checked before row() sees it, so that a damaged
+ * file gives an error instead of a NULL where none can be. shape has one
+ * letter per column: 'T' text, never NULL; 't' text or NULL; 'I' integer,
+ * never NULL; 'i' integer or NULL; '#' the row's id (an 'I' that messages
+ * quote); '.' anything. "workloads:" in front names the rows in messages;
+ * NULL checks nothing. A row that fails is GQ_EIO with gq__store_damaged's
+ * message.
+ */
+struct gq__query {
+    const char *sql;           /* static text, as for gq__store_query */
+    const char *shape;         /* e.g. "workloads:#TTt..", or NULL */
+    const char *const *params; /* bound as text, ?1.. */
+    int nparams;
+};
+int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
+                   gq_error *err);
 
 #endif

@@ -8,7 +8,9 @@ Each folder of lib/ is a layer. A file may include the headers of its own
 layer and of the layers listed for it below, the public headers
 (gpuqueue/*.h) and the C library; each outside dependency has the one layer
 that may include it; cli/ and daemon/ include only the public headers of
-the library; SQL text appears only in lib/store/; a workload state is
+the library; store_int.h (the connection, the raw row-by-position read)
+is included by lib/store/ alone; SQL text appears only in lib/store/; a
+workload state is
 spelt in quotes only by lib/core/state.{c,h} (the C and SQL text everyone
 else uses comes from there). Every finding is one line
 "path:line: rule: what", and the exit status is 1 when there is one.
@@ -211,6 +213,9 @@ def include_rule(rel, no, who, kind, name, layer_of):
         return  # a header of cli/ or daemon/ themselves, or a generated one
     if who in ("cli", "daemon", "public"):
         yield f"{rel}:{no}: include: {who} may use only the public header, not \"{name}\" ({target})"
+    elif target == "store" and who != "store" and os.path.basename(name) == "store_int.h":
+        yield (f"{rel}:{no}: include: \"{name}\" is store's own (the connection and the raw "
+               "row-by-position read stay in lib/store/)")
     elif target != who and target not in MAY_INCLUDE[who]:
         yield f"{rel}:{no}: include: {who} may not include \"{name}\" ({target})"
 
