@@ -228,14 +228,15 @@ int gq__store_journal_fold(struct gq_store *st, gq_error *err)
 {
     /*
      * By workload, so each row's pages are visited once, in file order; a
-     * reason followed by another reason for the same workload is passed over
-     * (the later one would overwrite it under the same guard).
+     * reason followed by any other row of the same workload is passed over:
+     * a later reason overwrites it under the same guard, and a reservation
+     * or an eviction sets reason and message itself.
      */
     static const char rows_sql[] =
         "SELECT seq, workload_id, op, at, state, cluster_queue, admission, usage, reason, "
         "message, preempted_reason, requeue_at FROM (SELECT *, lead(op) OVER "
         "(PARTITION BY workload_id ORDER BY seq) AS next_op FROM journal) "
-        "WHERE op <> 3 OR next_op IS NOT 3 ORDER BY workload_id, seq";
+        "WHERE op <> 3 OR next_op IS NULL ORDER BY workload_id, seq";
     static const char clear_sql[] = "DELETE FROM journal";
     sqlite3_stmt *stmt;
     bool any;
