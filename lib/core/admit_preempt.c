@@ -157,6 +157,7 @@ struct ckey {
     bool in_cq;
     int32_t priority;
     int64_t reserved_ms;
+    uint64_t uid_key;
     const char *uid;
     int w;
 };
@@ -172,6 +173,8 @@ static int cand_cmp(const void *x, const void *y)
         return a->priority < b->priority ? -1 : 1;
     if (a->reserved_ms != b->reserved_ms)
         return a->reserved_ms > b->reserved_ms ? -1 : 1;
+    if (a->uid_key != b->uid_key) /* the UIDs' order without reading them */
+        return a->uid_key < b->uid_key ? -1 : 1;
     return strcmp(a->uid, b->uid);
 }
 
@@ -185,7 +188,8 @@ static int sort_candidates(const struct gq_snapshot *s, int cq, struct cands *c)
     for (i = 0; i < c->n; i++) {
         const struct gq_snap_wl *wl = &s->wls[c->v[i]];
 
-        k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, wl->uid, c->v[i]};
+        k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, wl->uid_key, wl->uid,
+                             c->v[i]};
     }
     gq__qsort(k, c->n, sizeof(*k), cand_cmp);
     for (i = 0; i < c->n; i++)
