@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "apply.h"
 #include "error.h"
 #include "manifest_load.h"
 #include "os.h"
@@ -206,6 +207,13 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
 
 /* ----------------------------------------------------------- apply: docs */
 
+/* engine/apply.c's word on a Job or Workload, kept to report after COMMIT. */
+static int on_workload(const gq_apply_item *item, void *payload, gq_error *err)
+{
+    return add_result(payload, item->resource, item->namespace, item->name, item->workload,
+                      item->result, item->note, err);
+}
+
 static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int decode_rc,
                      void *payload, gq_error *err)
 {
@@ -224,7 +232,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
         !(obj->meta.name = strdup("config")))
         return gq__error(err, GQ_ENOMEM, "out of memory");
     if (obj->kind == GQ_KIND_JOB || obj->kind == GQ_KIND_WORKLOAD)
-        return gq__apply_workload(c->db, c->opts, obj, c->now_ms, err);
+        return gq__apply_workload(c->db, c->opts, obj, c->now_ms, on_workload, c, err);
     return apply_object(c, obj, err);
 }
 
@@ -258,9 +266,7 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
                                 err)) != GQ_OK)
         return rc;
     c->now_ms = c->opts->now_ms ? c->opts->now_ms : gq__store_now(c->db->st);
-    c->db->apply = c;
     rc = gq__store_write(c->db->st, apply_txn, c, err);
-    c->db->apply = NULL;
     gq__apply_forget(c->db);
     if (rc == GQ__DRY_RUN)
         rc = GQ_OK;
@@ -292,12 +298,4 @@ int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
     struct apply_ctx c = {db, opts, buf, len, source, false, 0, NULL, 0, 0};
 
     return apply_run(&c, fn, payload, err);
-}
-
-int gq__apply_report(gq_db *db, const char *resource, const char *ns, const char *name,
-                     const char *workload, gq_apply_result what, const char *note, gq_error *err)
-{
-    if (!db->apply)
-        return GQ_OK; /* cluster mode's sync applies with nobody to report to */
-    return add_result(db->apply, resource, ns, name, workload, what, note, err);
 }

@@ -2,7 +2,8 @@
  * report.h: what the files behind gq_report share. Internal.
  *
  * store_report.c reads the records of a window into struct gq__report_raw
- * (plain arrays, names interned); report.c turns them into the figures of
+ * (plain arrays, names interned; store/store_report.h declares them, since
+ * the store fills them); report.c turns them into the figures of
  * struct gq__report with stats.c; report_render.c writes the text page,
  * JSON and CSV/TSV; report_html.c the HTML page. All times are ms.
  */
@@ -15,72 +16,8 @@
 
 #include "gpuqueue/report.h"
 #include "stats.h"
+#include "store_report.h"
 #include "util.h"
-
-struct gq_store;
-
-/* Interned strings: the same text always gets the same index. */
-struct gq__names {
-    char **v;       /* owned */
-    size_t n, cap;
-    int32_t *slots; /* open addressing: index + 1, 0 empty; owned */
-    size_t nslots;  /* a power of two, at least 2 n */
-};
-
-/* Index of s (NULL is "-"), added if new; -1 on out of memory. */
-int32_t gq__names_intern(struct gq__names *names, const char *s);
-void gq__names_free(struct gq__names *names);
-
-/* One job submitted in the window. Times are -1 when not (yet) reached. */
-struct gq__report_job {
-    int32_t cq, lq, ns; /* names: ClusterQueue, namespace/LocalQueue, namespace */
-    int64_t created, reserved, admitted, started;
-};
-
-/* A node (up_at to down_at) or a pod (started to ended) holding GPUs; to -1: still. */
-struct gq__report_span {
-    int64_t from, to;
-    int64_t gpus;
-    int32_t pool, flavor; /* names; a pod's are its node's */
-};
-
-/* One ProvisioningRequest created in the window. */
-struct gq__report_provreq {
-    int32_t flavor;      /* names */
-    int64_t attempt;
-    int64_t created;
-    int64_t provisioned; /* -1: never */
-    bool failed, expired, revoked;
-};
-
-#define GQ__VEC(T)                                                                                 \
-    struct {                                                                                       \
-        T *v;                                                                                      \
-        size_t n, cap;                                                                             \
-    }
-
-struct gq__report_raw {
-    int64_t since, until;          /* the window, resolved */
-    struct gq__names names;
-    GQ__VEC(struct gq__report_job) jobs;
-    GQ__VEC(struct gq__report_span) nodes;
-    GQ__VEC(struct gq__report_span) pods;   /* started pods */
-    GQ__VEC(int64_t) pod_waits;              /* started - created, pods created in the window */
-    size_t pods_waiting;                     /* created in the window, not started by its end */
-    GQ__VEC(struct gq__report_provreq) provreqs;
-    size_t nodes_total;                      /* rows in sim_nodes, any time */
-};
-
-/* Grow a GQ__VEC to hold one more; false on out of memory. */
-bool gq__vec_grow(void **v, size_t *cap, size_t n, size_t size);
-
-/*
- * Read the window's records (store_report.c). since/until 0 mean the first
- * and last record. GQ_EIO from the database, GQ_ENOMEM.
- */
-int gq__store_report_load(struct gq_store *st, int64_t since, int64_t until,
-                          struct gq__report_raw *raw, gq_error *err);
-void gq__report_raw_free(struct gq__report_raw *raw);
 
 /* ------------------------------------------------------------ the figures */
 

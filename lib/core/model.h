@@ -269,7 +269,7 @@ struct gq_workload {
     bool finished;                   /* a Finished=True condition was imported */
     int64_t reserved_ms;             /* imported QuotaReserved=True lastTransitionTime; 0 */
     int64_t admitted_ms;             /* imported Admitted=True lastTransitionTime; 0 */
-    char *name;                      /* Kueue's workload name, once prepared (api_workload.c) */
+    char *name;                      /* Kueue's workload name, once prepared (engine/apply.c) */
     bool has_duration;
     int64_t duration_ms;             /* annotation gpuq.dev/duration: how long its pods run */
 };

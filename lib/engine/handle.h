@@ -9,8 +9,6 @@
 
 #include "gpuqueue/db.h"
 
-struct apply_ctx;
-
 /*
  * The last LocalQueue an apply checked: a bulk submit names the same queue
  * 100,000 times, and the answer cannot change inside the transaction.
@@ -23,7 +21,6 @@ struct lq_seen {
 
 struct gq_db {
     struct gq_store *st;     /* the database */
-    struct apply_ctx *apply; /* the apply in progress, for gq__apply_report */
     struct lq_seen lq;       /* valid only during one apply transaction */
 };
 

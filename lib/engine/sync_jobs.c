@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "api.h" /* gq__apply_workload: the cluster's Jobs applied as gpuq apply does */
+#include "apply.h" /* gq__apply_workload: the cluster's Jobs applied as gpuq apply does */
 #include "engine.h"
 #include "error.h"
 #include "manifest.h"
@@ -135,7 +135,7 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
         gq__sync_log(s, "warning", "Job", v->ns, v->name, "invalid", "%s", err ? err->msg : "");
         return GQ_OK; /* a Job gpuq cannot read stays suspended and is reported */
     }
-    rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), err);
+    rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), NULL, NULL, err);
     gq__object_clear(&obj);
     if (rc == GQ_OK)
         s->changes++;

@@ -32,21 +32,9 @@
 #include <stdint.h>
 
 #include "gpuqueue/common.h"
+#include "manifest_kubeconfig.h" /* struct gq_kube_exec, filled by the decoder */
 
 /* ------------------------------------------------------------ configuration */
-
-/* An exec credential plugin (kubeconfig users[].user.exec). */
-struct gq_kube_exec {
-    char *command;          /* resolved against the kubeconfig's directory when it has a '/' */
-    char **args;            /* nargs strings */
-    size_t nargs;
-    char **env;             /* "NAME=value", nenv strings, added to the environment */
-    size_t nenv;
-    char *api_version;      /* client.authentication.k8s.io/v1 or /v1beta1 */
-    char *interactive_mode; /* Never, IfAvailable, Always (v1 requires it) */
-    bool provide_cluster_info;
-    char *install_hint;
-};
 
 /*
  * A resolved connection: what one context of a kubeconfig (or the in-cluster

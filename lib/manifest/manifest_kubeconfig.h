@@ -18,7 +18,23 @@
 #include <stddef.h>
 
 #include "gpuqueue/common.h"
-#include "kube.h"
+
+/*
+ * An exec credential plugin (kubeconfig users[].user.exec). Declared here,
+ * not in kube.h, because this decoder fills it and manifest/ sits below
+ * kube/; the client keeps the same struct in struct gq_kube_config.
+ */
+struct gq_kube_exec {
+    char *command;          /* resolved against the kubeconfig's directory when it has a '/' */
+    char **args;            /* nargs strings */
+    size_t nargs;
+    char **env;             /* "NAME=value", nenv strings, added to the environment */
+    size_t nenv;
+    char *api_version;      /* client.authentication.k8s.io/v1 or /v1beta1 */
+    char *interactive_mode; /* Never, IfAvailable, Always (v1 requires it) */
+    bool provide_cluster_info;
+    char *install_hint;
+};
 
 /* clusters[].cluster */
 struct gq__kc_cluster {

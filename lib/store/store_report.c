@@ -9,13 +9,107 @@
  * through events_object, the index on events.uid). The events table itself
  * is read once, for its last row (the window's default end), so a report
  * over a million events reads about a tenth as many rows.
+ *
+ * The arrays, their growth and the interning of names are here too
+ * (store_report.h): the store fills them, and api/report.c, which computes
+ * the figures from them, sits above it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
-#include "report.h"
 #include "state.h"
 #include "store_int.h"
+#include "store_report.h"
+#include "util.h"
+
+/* ------------------------------------------- the arrays and their names */
+
+bool gq__vec_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    size_t ncap;
+    void *p;
+
+    if (n < *cap)
+        return true;
+    ncap = *cap ? *cap * 2 : 64;
+    if (!(p = realloc(*v, ncap * size)))
+        return false;
+    *v = p;
+    *cap = ncap;
+    return true;
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static bool names_rehash(struct gq__names *nm)
+{
+    size_t ns = nm->nslots ? nm->nslots * 2 : 64, i, k;
+    int32_t *slots = calloc(ns, sizeof(*slots));
+
+    if (!slots)
+        return false;
+    for (i = 0; i < nm->n; i++) {
+        for (k = fnv(nm->v[i]) & (ns - 1); slots[k]; k = (k + 1) & (ns - 1))
+            ;
+        slots[k] = (int32_t)i + 1;
+    }
+    free(nm->slots);
+    nm->slots = slots;
+    nm->nslots = ns;
+    return true;
+}
+
+int32_t gq__names_intern(struct gq__names *nm, const char *s)
+{
+    size_t k;
+    char *copy;
+
+    if (!s)
+        s = "-";
+    if ((nm->n + 1) * 2 > nm->nslots && !names_rehash(nm))
+        return -1;
+    for (k = fnv(s) & (nm->nslots - 1); nm->slots[k]; k = (k + 1) & (nm->nslots - 1))
+        if (strcmp(nm->v[nm->slots[k] - 1], s) == 0)
+            return nm->slots[k] - 1;
+    if (!gq__vec_grow((void **)&nm->v, &nm->cap, nm->n, sizeof(char *)) ||
+        !(copy = gq__strdup(s)))
+        return -1;
+    nm->v[nm->n] = copy;
+    nm->slots[k] = (int32_t)++nm->n;
+    return (int32_t)nm->n - 1;
+}
+
+void gq__names_free(struct gq__names *nm)
+{
+    size_t i;
+
+    for (i = 0; i < nm->n; i++)
+        free(nm->v[i]);
+    free(nm->v);
+    free(nm->slots);
+    memset(nm, 0, sizeof(*nm));
+}
+
+void gq__report_raw_free(struct gq__report_raw *raw)
+{
+    gq__names_free(&raw->names);
+    free(raw->jobs.v);
+    free(raw->nodes.v);
+    free(raw->pods.v);
+    free(raw->pod_waits.v);
+    free(raw->provreqs.v);
+    memset(raw, 0, sizeof(*raw));
+}
+
+/* ----------------------------------------------------------------- reads */
 
 struct load {
     int64_t since, until; /* as asked; 0: from the records */
