@@ -29,6 +29,7 @@
 #include "error.h"
 #include "manifest.h"
 #include "manifest_load.h"
+#include "state.h"
 #include "store.h"
 #include "store_sync.h"
 #include "sync.h"
@@ -73,11 +74,20 @@ static int started(struct gq_sync *s, const struct job_view *v, const struct gq_
     return rc;
 }
 
+/* Whether the record's workload is in state st (its text read as the enum). */
+static bool in_state(const struct gq_sync_record *r, enum gq_wl_state st)
+{
+    enum gq_wl_state now;
+
+    return gq__wl_state_parse(r->state, &now) && now == st;
+}
+
 static int close_workload(struct gq_sync *s, const struct gq_sync_record *r, const char *ns,
-                          const char *to, const char *reason, const char *message,
+                          enum gq_wl_state to_state, const char *reason, const char *message,
                           gq_error *err)
 {
     int64_t now = gq__store_now(s->st);
+    const char *to = gq__wl_state_name(to_state);
     bool closed;
     int rc;
 
@@ -153,7 +163,7 @@ static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error 
 
     if ((rc = gq__store_sync_replaced(s->st, v->ns, v->name, v->uid, &r, err)) != GQ_OK || !r.id)
         return rc;
-    return close_workload(s, &r, v->ns, "cancelled", "JobReplaced",
+    return close_workload(s, &r, v->ns, GQ_WL_CANCELLED, "JobReplaced",
                           "the Job was deleted and re-created with a new UID", err);
 }
 
@@ -169,7 +179,7 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
         return rc;
     if ((rc = gq__store_kube_seen(s->st, r.id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
-    if (!v->suspended && v->admitted && strcmp(r.state, "admitted") == 0)
+    if (!v->suspended && v->admitted && in_state(&r, GQ_WL_ADMITTED))
         return started(s, v, &r, err);
     if (!v->suspended)
         gq__sync_log(s, "warning", "Job", v->ns, v->name, "unsuspended-without-admission",
@@ -187,17 +197,17 @@ static int observed(struct gq_sync *s, const struct job_view *v, const struct gq
     if ((rc = gq__store_kube_seen(s->st, r->id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
     if (v->finished)
-        return close_workload(s, r, v->ns, "finished",
+        return close_workload(s, r, v->ns, GQ_WL_FINISHED,
                               gq__js_condition(v->obj, "Failed") ? "Failed" : "Succeeded",
                               "the Job finished", err);
     if (!v->queue) {
-        if (strcmp(r->state, "running") == 0)
+        if (in_state(r, GQ_WL_RUNNING))
             return GQ_OK; /* in use: its quota goes when it ends */
-        return close_workload(s, r, v->ns, "cancelled", "QueueLabelRemoved",
+        return close_workload(s, r, v->ns, GQ_WL_CANCELLED, "QueueLabelRemoved",
                               "the Job left its queue (label " GQ_SYNC_QUEUE_LABEL " removed)",
                               err);
     }
-    if (strcmp(r->state, "admitted") == 0 && !v->suspended && v->admitted)
+    if (in_state(r, GQ_WL_ADMITTED) && !v->suspended && v->admitted)
         return started(s, v, r, err);
     return GQ_OK;
 }
