@@ -85,7 +85,8 @@ static int close_workload(struct gq_sync *s, const struct gq_sync_record *r, con
     if (rc != GQ_OK || !closed)
         return rc;
     s->changes++;
-    gq__sync_log(s, "info", "Workload", ns, r->name, "released", "%s", message);
+    gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, ns, r->name, "released", "%s",
+                 message);
     return gq__store_event(s->st, "Workload", ns, r->name, r->uid, "Normal", reason, message,
                            r->state, to, now, err);
 }
@@ -132,7 +133,8 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
     json_object_put(copy);
     if (rc != GQ_OK) {
         gq__object_clear(&obj);
-        gq__sync_log(s, "warning", "Job", v->ns, v->name, "invalid", "%s", err ? err->msg : "");
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name, "invalid", "%s",
+                     err ? err->msg : "");
         return GQ_OK; /* a Job gpuq cannot read stays suspended and is reported */
     }
     rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), err);
@@ -172,10 +174,11 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
     if (!v->suspended && v->admitted && strcmp(r.state, "admitted") == 0)
         return started(s, v, &r, err);
     if (!v->suspended)
-        gq__sync_log(s, "warning", "Job", v->ns, v->name, "unsuspended-without-admission",
-                     "a labelled Job runs without admission: %s",
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name,
+                     "unsuspended-without-admission", "a labelled Job runs without admission: %s",
                      s->o.suspend_unadmitted ? "it will be suspended" : "reported only");
-    gq__sync_log(s, "info", "Job", v->ns, v->name, "queued", "in LocalQueue %s", v->queue);
+    gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, v->ns, v->name, "queued",
+                 "in LocalQueue %s", v->queue);
     return GQ_OK;
 }
 
@@ -298,7 +301,7 @@ int gq__sync_jobs_replace(json_object *items, void *payload)
     struct batch b = {f->s, items, NULL, NULL};
 
     gq__sync_typed(f, items);
-    gq__sync_log(f->s, "info", "Sync", NULL, "jobs", "listed", "%zu labelled Jobs",
-                 json_object_array_length(items));
+    gq__sync_log(f->s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, "jobs", "listed",
+                 "%zu labelled Jobs", json_object_array_length(items));
     return gq__store_write(f->s->st, replace_txn, &b, &f->s->callback_err);
 }
