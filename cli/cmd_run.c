@@ -28,20 +28,20 @@ struct printer {
 static int print_event(const gq_run_event *e, void *payload)
 {
     const struct printer *p = payload;
-    char at[GQ_DURATION_SIZE];
+    char buf[1024], *line = buf;
+    size_t n;
 
     if (p->quiet)
         return 0;
-    gq_duration_format(at, sizeof(at), e->elapsed_ms - e->elapsed_ms % 1000);
-    if (e->job_name)
-        printf("+%-9s job %s/%s %s", at, e->namespace, e->job_name, e->what);
-    else
-        printf("+%-9s provisioningrequest %s/%s %s", at, e->namespace, e->name, e->what);
-    if (e->message && *e->message)
-        printf(strcmp(e->what, "reserved") == 0 || strcmp(e->what, "admitted") == 0 ? " (%s)"
-                                                                                   : ": %s",
-               e->message);
-    putchar('\n');
+    n = gq_event_format(buf, sizeof(buf), e, GQ_EVENT_STYLE_ELAPSED);
+    /* A long message (an admission's many flavors) was cut: format it again, whole. */
+    if (n >= sizeof(buf) && !(line = malloc(n + 1)))
+        line = buf; /* out of memory: the line cut is better than none */
+    else if (line != buf)
+        gq_event_format(line, n + 1, e, GQ_EVENT_STYLE_ELAPSED);
+    puts(line);
+    if (line != buf)
+        free(line);
     fflush(stdout);
     return 0;
 }

@@ -42,7 +42,7 @@ static int on_event(const gq_run_event *e, void *payload)
     struct progress *p = payload;
     char at[GQ_DURATION_SIZE];
 
-    if (e->job_name && strcmp(e->what, "finished") == 0)
+    if (e->job_name && e->what_id == GQ_EVENT_WHAT_FINISHED)
         p->finished++;
     if (!p->tty || e->elapsed_ms - p->last_ms < 60 * 1000)
         return 0;

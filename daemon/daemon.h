@@ -17,14 +17,8 @@ extern volatile sig_atomic_t gqd_stop_requested, gqd_reload_requested;
 /* SIGTERM/SIGINT stop, SIGHUP reloads (when reload) or is ignored, SIGPIPE ignored. */
 void gqd_signals(bool reload);
 
-/* ms since the epoch as "2026-11-21T08:00:00Z". */
-void gqd_iso_time(char buf[32], int64_t ms);
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-void gqd_json_string(FILE *out, const char *s);
-
-/* `,"key":"value"` for one field of a JSON log line; nothing when value is NULL. */
-void gqd_json_field(FILE *out, const char *key, const char *value);
+/* One event as one line on stdout (gq_event_format): JSON when json, else text. */
+void gqd_log_event(const gq_event *e, bool json);
 
 /*
  * One line per event of the library's cluster loops (cluster mode, the

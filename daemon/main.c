@@ -111,25 +111,7 @@ static int check(const char *path)
 
 static int log_event(const gq_run_event *e, void *payload)
 {
-    const bool *json = payload;
-    char at[32];
-
-    gqd_iso_time(at, e->at_ms);
-    if (*json) {
-        printf("{\"time\":\"%s\"", at);
-        gqd_json_field(stdout, "kind", e->kind);
-        gqd_json_field(stdout, "namespace", e->namespace);
-        gqd_json_field(stdout, "name", e->name);
-        gqd_json_field(stdout, "job", e->job_name);
-        gqd_json_field(stdout, "event", e->what);
-        gqd_json_field(stdout, "message", e->message);
-        printf("}\n");
-    } else {
-        printf("%s %s %s/%s %s%s%s\n", at, e->job_name ? "job" : "provisioningrequest",
-               e->namespace, e->job_name ? e->job_name : e->name, e->what,
-               e->message ? ": " : "", e->message ? e->message : "");
-    }
-    fflush(stdout);
+    gqd_log_event(e, *(const bool *)payload);
     return 0;
 }
 

@@ -94,9 +94,9 @@ struct gq__run_feed {
 
 struct gq_run_options;
 struct gq_run_stats;
-struct gq_run_event;
+struct gq_event;
 int gq__run(gq_db *db, const struct gq_run_options *opts,
-            int (*fn)(const struct gq_run_event *, void *), void *payload,
+            int (*fn)(const struct gq_event *, void *), void *payload,
             struct gq_run_stats *stats, const struct gq__run_feed *feed, gq_error *err);
 
 #endif

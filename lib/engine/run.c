@@ -38,6 +38,7 @@
 #include "backend.h"
 #include "engine.h"
 #include "error.h"
+#include "event.h"
 #include "gpuqueue/run.h"
 #include "gpuqueue/schedule.h"
 #include "gpuqueue/tool.h"
@@ -52,10 +53,12 @@
 
 #define SETTLE_STEPS 50    /* steps at one moment while things keep moving */
 
+/* A transition kept until its transaction commits (flush); the words come from the enums. */
 struct event {
     int64_t at;
-    const char *kind;
-    char *ns, *name, *job, *what, *message;
+    gq_event_kind kind;
+    gq_event_what what;
+    char *ns, *name, *job, *message;
 };
 
 struct dws_pool {
@@ -93,14 +96,13 @@ static void events_clear(struct runner *r)
         free(r->ev[i].ns);
         free(r->ev[i].name);
         free(r->ev[i].job);
-        free(r->ev[i].what);
         free(r->ev[i].message);
     }
     r->nev = 0;
 }
 
-static int event(struct runner *r, const char *kind, const char *ns, const char *name,
-                 const char *job, const char *what, const char *message)
+static int event(struct runner *r, gq_event_kind kind, const char *ns, const char *name,
+                 const char *job, gq_event_what what, const char *message)
 {
     struct event *e;
 
@@ -115,9 +117,9 @@ static int event(struct runner *r, const char *kind, const char *ns, const char 
     e->ns = gq__strdup(ns);
     e->name = gq__strdup(name);
     e->job = gq__strdup(job);
-    e->what = gq__strdup(what);
+    e->what = what;
     e->message = gq__strdup(message);
-    return e->ns && e->name && e->what ? GQ_OK : GQ_ENOMEM;
+    return e->ns && e->name && (e->job || !job) && (e->message || !message) ? GQ_OK : GQ_ENOMEM;
 }
 
 static int flush(struct runner *r)
@@ -127,9 +129,19 @@ static int flush(struct runner *r)
 
     for (i = 0; rc == 0 && i < r->nev; i++) {
         const struct event *e = &r->ev[i];
-        gq_run_event x = {e->at,    e->at - r->stats->start_ms, e->kind, e->ns, e->name, e->job,
-                          e->what, e->message};
+        gq_run_event x;
 
+        memset(&x, 0, sizeof(x));
+        x.at_ms = e->at;
+        x.elapsed_ms = e->at - r->stats->start_ms;
+        x.namespace = e->ns;
+        x.name = e->name;
+        x.job_name = e->job;
+        x.message = e->message;
+        x.level_id = GQ_EVENT_LEVEL_NONE;
+        x.kind_id = e->kind;
+        x.what_id = e->what;
+        gq__event_words(&x);
         rc = r->fn(&x, r->payload);
     }
     events_clear(r);
@@ -228,6 +240,9 @@ static int submit(struct runner *r, struct pr_row *p, gq_error *err)
 
 static const char *const state_names[] = {"Accepted", "Provisioned", "Failed", "BookingExpired",
                                           "CapacityRevoked"};
+static const gq_event_what state_whats[] = {GQ_EVENT_WHAT_ACCEPTED, GQ_EVENT_WHAT_PROVISIONED,
+                                            GQ_EVENT_WHAT_FAILED, GQ_EVENT_WHAT_BOOKING_EXPIRED,
+                                            GQ_EVENT_WHAT_CAPACITY_REVOKED};
 
 /* The state and holding a record had, before this step: -1 without one. */
 static int recorded_state(const char *record, int *holds)
@@ -255,14 +270,16 @@ static int publish(struct runner *r, const struct pr_row *p, gq_error *err)
     if ((rc = gq__store_provreq_status(r->st, p->id, status, record, err)) != GQ_OK)
         goto out;
     if (before != (int)q->state || (q->holds && !holds && q->state == GQ_SIM_ACCEPTED)) {
-        const char *what = before == (int)q->state ? "CapacityFound" : state_names[q->state];
+        bool found = before == (int)q->state;
+        const char *what = found ? "CapacityFound" : state_names[q->state];
 
         if ((rc = gq__store_event(r->st, "ProvisioningRequest", p->ns, p->name, p->uid,
                                   q->state == GQ_SIM_ACCEPTED || q->state == GQ_SIM_PROVISIONED
                                       ? "Normal"
                                       : "Warning",
                                   what, q->message, NULL, NULL, r->now, err)) == GQ_OK)
-            rc = event(r, "ProvisioningRequest", p->ns, p->name, NULL, what, q->message);
+            rc = event(r, GQ_EVENT_KIND_PROVISIONING_REQUEST, p->ns, p->name, NULL,
+                       found ? GQ_EVENT_WHAT_CAPACITY_FOUND : state_whats[q->state], q->message);
     }
 out:
     free(status);
@@ -581,8 +598,8 @@ static int sim_apply(void *self, const struct gq__effect *e, gq_error *err)
         rc = gq__store_event(r->st, "Workload", e->ns, e->name, e->uid, "Warning",
                              "DurationOutOfRange", msg, NULL, NULL, r->now, err);
     if (rc == GQ_OK &&
-        (rc = event(r, "Workload", e->ns, e->name, e->job, "started", endless ? msg : NULL)) ==
-            GQ_OK)
+        (rc = event(r, GQ_EVENT_KIND_WORKLOAD, e->ns, e->name, e->job, GQ_EVENT_WHAT_STARTED,
+                    endless ? msg : NULL)) == GQ_OK)
         r->stats->started++;
     return rc;
 }
@@ -630,7 +647,8 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
         if ((rc = gq__store_finish(st, w->id, r->now, err)) == GQ_OK &&
             (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Finished",
                                   msg, "running", "finished", r->now, err)) == GQ_OK &&
-            (rc = event(r, "Workload", w->ns, w->name, w->job, "finished", msg)) == GQ_OK)
+            (rc = event(r, GQ_EVENT_KIND_WORKLOAD, w->ns, w->name, w->job, GQ_EVENT_WHAT_FINISHED,
+                        msg)) == GQ_OK)
             r->stats->finished++;
     }
     wl_rows_free(&rows);
@@ -840,8 +858,8 @@ static int sim_changed(void *self, const struct gq__change *x)
         r->stats->admitted += c->flavors != NULL; /* not when its checks turned Ready */
         break;
     }
-    if (event(r, "Workload", c->namespace, c->name, c->job_name, c->what,
-              c->flavors ? c->flavors : c->message) != GQ_OK)
+    if (event(r, GQ_EVENT_KIND_WORKLOAD, c->namespace, c->name, c->job_name,
+              gq__event_what_of_change(x->kind), c->flavors ? c->flavors : c->message) != GQ_OK)
         return GQ_ENOMEM;
     return flush(r);
 }

@@ -67,8 +67,10 @@ static const char *const modelled[] = {"queued-provisioning.gke.io",
                                        "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
                                        CHECK_CAPACITY};
 
-static const char *const state_names[] = {"Accepted", "Provisioned", "Failed", "BookingExpired",
-                                          "CapacityRevoked"};
+/* What each state of a request (enum gq_sim_state) is as a transition. */
+static const gq_event_what state_whats[] = {GQ_EVENT_WHAT_ACCEPTED, GQ_EVENT_WHAT_PROVISIONED,
+                                            GQ_EVENT_WHAT_FAILED, GQ_EVENT_WHAT_BOOKING_EXPIRED,
+                                            GQ_EVENT_WHAT_CAPACITY_REVOKED};
 
 enum preq_state {
     PREQ_NEW,       /* seen, not yet given to the simulator */
@@ -109,28 +111,47 @@ struct prov {
     bool problem_logged; /* why they have not, said once */
 };
 
-static void plog(struct prov *p,
-                 const char *level,
-                 const char *ns,
-                 const char *name,
-                 const char *what,
-                 const char *fmt,
-                 ...) __attribute__((format(printf, 6, 7)));
+static void plog(struct prov *p, gq_event_level level, const char *ns, const char *name,
+                 const char *what, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void plog_transition(struct prov *p, gq_event_level level, const char *ns,
+                            const char *name, gq_event_what what, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* One log line about a ProvisioningRequest (or, without a name, the provisioner). */
-static void plog(struct prov *p,
-                 const char *level,
-                 const char *ns,
-                 const char *name,
-                 const char *what,
-                 const char *fmt,
-                 ...)
+static void plogv(struct prov *p, gq_event_level level, const char *ns, const char *name,
+                  gq_event_what what_id, const char *what, const char *fmt, va_list ap)
+{
+    gq_event e;
+
+    memset(&e, 0, sizeof(e));
+    e.level_id = level;
+    e.kind_id = name ? GQ_EVENT_KIND_PROVISIONING_REQUEST : GQ_EVENT_KIND_SIM_PROVISIONER;
+    e.namespace = ns;
+    e.name = name;
+    e.what_id = what_id;
+    e.what = what;
+    gq__cluster_logv(p->o.log, p->o.log_payload, &e, fmt, ap);
+}
+
+/* A verb of the log (submitted, deleted, synced, ...). */
+static void plog(struct prov *p, gq_event_level level, const char *ns, const char *name,
+                 const char *what, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    gq__cluster_logv(p->o.log, p->o.log_payload, level, name ? "ProvisioningRequest" : "SimProvisioner",
-                     ns, name, what, fmt, ap);
+    plogv(p, level, ns, name, GQ_EVENT_WHAT_OTHER, what, fmt, ap);
+    va_end(ap);
+}
+
+/* A request's new state, as the transition it is. */
+static void plog_transition(struct prov *p, gq_event_level level, const char *ns,
+                            const char *name, gq_event_what what, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    plogv(p, level, ns, name, what, NULL, fmt, ap);
     va_end(ap);
 }
 
@@ -521,7 +542,7 @@ static int submit(struct prov *p, struct preq *q, json_object *tmpl, gq_error *e
         gq__sim_adopt(&p->sim, q->sim, provisioned ? to_virtual(p, provisioned) : now);
     }
     q->state = PREQ_SIMULATED;
-    plog(p, "info", q->ns, q->name, "submitted", "%d GPU%s, node pool %s", (int)gpus,
+    plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "submitted", "%d GPU%s, node pool %s", (int)gpus,
          gpus == 1 ? "" : "s",
          p->sim.reqs[q->sim].pool >= 0 ? p->sim.pools[p->sim.reqs[q->sim].pool].name : "(none)");
     return GQ_OK;
@@ -536,13 +557,13 @@ static int admit(struct prov *p, struct preq *q, gq_error *err)
 
     if (!is_modelled(cls)) {
         q->state = PREQ_LEFT;
-        plog(p, "info", q->ns, q->name, "skipped",
+        plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "skipped",
              "class %s is not one the simulator models: left alone", cls ? cls : "(none)");
         return GQ_OK;
     }
     if (terminal(q->obj)) {
         q->state = PREQ_LEFT;
-        plog(p, "info", q->ns, q->name, "skipped", "already finished: left as it is");
+        plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "skipped", "already finished: left as it is");
         return GQ_OK;
     }
     if ((rc = templates_get(p, q, &tmpl, err)) == GQ_OK)
@@ -563,10 +584,10 @@ static void sweep(struct prov *p)
         if (!q->gone)
             continue;
         if (r && r->holds)
-            plog(p, "info", q->ns, q->name, "deleted", "%d node%s back to pool %s", (int)r->nodes,
-                 r->nodes == 1 ? "" : "s", p->sim.pools[r->pool].name);
+            plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "deleted", "%d node%s back to pool %s",
+                 (int)r->nodes, r->nodes == 1 ? "" : "s", p->sim.pools[r->pool].name);
         else
-            plog(p, "info", q->ns, q->name, "deleted", "it held no nodes");
+            plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "deleted", "it held no nodes");
         if (q->state == PREQ_SIMULATED)
             gq__sim_delete(&p->sim, q->sim, to_virtual(p, gq__now_ms()));
         preq_remove(p, i);
@@ -586,7 +607,8 @@ static void consume(struct prov *p)
         for (j = 0; j < p->nuses; j++)
             if (strcmp(p->uses[j].ns, q->ns) == 0 && strcmp(p->uses[j].pr, q->name) == 0) {
                 gq__sim_consume(&p->sim, q->sim);
-                plog(p, "info", q->ns, q->name, "consumed", "by Job %s", p->uses[j].job);
+                plog(p, GQ_EVENT_LEVEL_INFO, q->ns, q->name, "consumed", "by Job %s",
+                     p->uses[j].job);
                 break;
             }
     }
@@ -623,8 +645,11 @@ static int publish(struct prov *p, struct preq *q, gq_error *err)
         goto keep;
     if ((rc = patch_status(p, q, status, err)) != GQ_OK || q->gone)
         goto out;
-    plog(p, r.state == GQ_SIM_ACCEPTED || r.state == GQ_SIM_PROVISIONED ? "info" : "warning", q->ns,
-         q->name, state_names[r.state], "%s", r.message);
+    plog_transition(p,
+                    r.state == GQ_SIM_ACCEPTED || r.state == GQ_SIM_PROVISIONED
+                        ? GQ_EVENT_LEVEL_INFO
+                        : GQ_EVENT_LEVEL_WARNING,
+                    q->ns, q->name, state_whats[r.state], "%s", r.message);
 keep:
     free(q->written);
     q->written = status;
@@ -651,7 +676,7 @@ static int settle(struct prov *p, struct preq *q, int rc, const gq_error *e, gq_
         return rc;
     }
     if (!q->warned)
-        plog(p, "warning", q->ns, q->name, "retrying", "%s", e->msg);
+        plog(p, GQ_EVENT_LEVEL_WARNING, q->ns, q->name, "retrying", "%s", e->msg);
     q->warned = true;
     q->retry_ms = mono_ms() + RETRY_MS;
     return GQ_OK;
@@ -689,12 +714,13 @@ static bool synced(struct prov *p)
         why = gq__kube_informer_problem(p->jobs);
     if (!gq__kube_informer_synced(p->prs) || !gq__kube_informer_synced(p->jobs)) {
         if (why && !p->problem_logged)
-            plog(p, "warning", NULL, NULL, "waiting", "%s", why);
+            plog(p, GQ_EVENT_LEVEL_WARNING, NULL, NULL, "waiting", "%s", why);
         p->problem_logged = why != NULL;
         return false;
     }
     p->synced = true;
-    plog(p, "info", NULL, NULL, "synced", "%zu ProvisioningRequest%s", p->n, p->n == 1 ? "" : "s");
+    plog(p, GQ_EVENT_LEVEL_INFO, NULL, NULL, "synced", "%zu ProvisioningRequest%s", p->n,
+         p->n == 1 ? "" : "s");
     return true;
 }
 
@@ -821,8 +847,9 @@ int gq_sim_provisioner_run(gq_db *db, const gq_sim_provisioner_options *o, gq_er
     if (!(o->speed > 0) || o->speed > 1e6)
         return gq__error(err, GQ_EINVALID, "invalid speed %g: want a number above 0", o->speed);
     if ((rc = prov_open(&p, db, o, err)) == GQ_OK) {
-        plog(&p, "info", NULL, NULL, "started", "API server %s, %zu NodePool%s, speed %g",
-             gq__kube_config(p.k)->server, p.sim.npools, p.sim.npools == 1 ? "" : "s", p.o.speed);
+        plog(&p, GQ_EVENT_LEVEL_INFO, NULL, NULL, "started",
+             "API server %s, %zu NodePool%s, speed %g", gq__kube_config(p.k)->server, p.sim.npools,
+             p.sim.npools == 1 ? "" : "s", p.o.speed);
         rc = loop(&p, err);
     }
     prov_close(&p);

@@ -267,7 +267,7 @@ static int on_event(const gq_run_event *e, void *payload)
     size_t i;
 
     if (f->open && e->job_name &&
-        (strcmp(e->what, "finished") == 0 || strcmp(e->what, "deactivated") == 0))
+        (e->what_id == GQ_EVENT_WHAT_FINISHED || e->what_id == GQ_EVENT_WHAT_DEACTIVATED))
         for (i = f->open_from; i < f->open_to; i++)
             if (strcmp(f->jobs.v[i].name, e->job_name) == 0 &&
                 strcmp(f->jobs.v[i].ns, e->namespace) == 0) {

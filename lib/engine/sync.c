@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "engine.h"
 #include "error.h"
+#include "event.h"
 #include "os.h"
 #include "store.h"
 #include "sync.h"
@@ -81,33 +82,58 @@ bool gq__js_condition(json_object *o, const char *type)
     return gq__js_condition_true(o, type) != NULL;
 }
 
-void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, const char *level, const char *kind,
-                      const char *ns, const char *name, const char *what, const char *fmt,
+void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, gq_event *e, const char *fmt,
                       va_list ap)
 {
-    gq_cluster_event e;
     char msg[512];
 
     if (!fn)
         return;
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    e.at_ms = gq__now_ms();
-    e.level = level;
-    e.kind = kind;
-    e.namespace = ns;
-    e.name = name;
-    e.what = what;
-    e.message = msg[0] ? msg : NULL;
-    fn(&e, payload);
+    e->at_ms = gq__now_ms();
+    e->elapsed_ms = 0;
+    e->job_name = NULL;
+    e->message = msg[0] ? msg : NULL;
+    gq__event_words(e);
+    fn(e, payload);
 }
 
-void gq__sync_log(struct gq_sync *s, const char *level, const char *kind, const char *ns,
+/* An event with the words the caller gives; the rest of its members zero. */
+static gq_event log_event(gq_event_level level, gq_event_kind kind, const char *ns,
+                          const char *name, gq_event_what what_id, const char *what)
+{
+    gq_event e;
+
+    memset(&e, 0, sizeof(e));
+    e.level_id = level;
+    e.kind_id = kind;
+    e.namespace = ns;
+    e.name = name;
+    e.what_id = what_id;
+    e.what = what;
+    return e;
+}
+
+void gq__sync_log(struct gq_sync *s, gq_event_level level, gq_event_kind kind, const char *ns,
                   const char *name, const char *what, const char *fmt, ...)
 {
+    gq_event e = log_event(level, kind, ns, name, GQ_EVENT_WHAT_OTHER, what);
     va_list ap;
 
     va_start(ap, fmt);
-    gq__cluster_logv(s->o.log, s->o.log_payload, level, kind, ns, name, what, fmt, ap);
+    gq__cluster_logv(s->o.log, s->o.log_payload, &e, fmt, ap);
+    va_end(ap);
+}
+
+void gq__sync_log_transition(struct gq_sync *s, gq_event_level level, gq_event_kind kind,
+                             const char *ns, const char *name, gq_event_what what,
+                             const char *fmt, ...)
+{
+    gq_event e = log_event(level, kind, ns, name, what, NULL);
+    va_list ap;
+
+    va_start(ap, fmt);
+    gq__cluster_logv(s->o.log, s->o.log_payload, &e, fmt, ap);
     va_end(ap);
 }
 
@@ -260,10 +286,11 @@ static int kube_changed(void *self, const struct gq__change *x)
     const gq_schedule_change *c = x->c;
 
     if (x->kind != GQ_CHANGE_PENDING)
-        gq__sync_log(s, "info", "Workload", c->namespace, c->job_name, c->what, "%s%s%s",
-                     c->cluster_queue ? c->cluster_queue : "",
-                     c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),
-                     c->flavors ? c->flavors : (c->message ? c->message : ""));
+        gq__sync_log_transition(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, c->namespace,
+                                c->job_name, gq__event_what_of_change(x->kind), "%s%s%s",
+                                c->cluster_queue ? c->cluster_queue : "",
+                                c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),
+                                c->flavors ? c->flavors : (c->message ? c->message : ""));
     return 0;
 }
 
@@ -275,7 +302,8 @@ static int apply_config(struct gq_sync *s, gq_error *err)
     if (!s->o.config)
         return GQ_OK;
     if ((rc = gq_apply_path(s->db, s->o.config, &o, NULL, NULL, err)) == GQ_OK)
-        gq__sync_log(s, "info", "Sync", NULL, s->o.config, "configured", "queue objects applied");
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, s->o.config, "configured",
+                     "queue objects applied");
     return rc;
 }
 
@@ -355,7 +383,8 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
     if (s->o.reload && *s->o.reload) {
         *s->o.reload = 0;
         if ((rc = apply_config(s, err)) != GQ_OK)
-            gq__sync_log(s, "error", "Sync", NULL, s->o.config, "reload-failed", "%s", err->msg);
+            gq__sync_log(s, GQ_EVENT_LEVEL_ERROR, GQ_EVENT_KIND_SYNC, NULL, s->o.config,
+                         "reload-failed", "%s", err->msg);
         s->changes++;
     }
     was_leader = s->leader;
@@ -370,7 +399,8 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
         return rc;
     }
     if (!s->synced && (s->synced = all_synced(s))) {
-        gq__sync_log(s, "info", "Sync", NULL, NULL, "synced", "first full list of every kind");
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, NULL, "synced",
+                     "first full list of every kind");
         if (s->o.ready)
             __atomic_store_n(s->o.ready, 1, __ATOMIC_RELEASE); /* the HTTP thread reads it */
     }
@@ -460,8 +490,8 @@ int gq_cluster_run(gq_db *db, const gq_cluster_options *opts, gq_error *err)
                                 err)) != GQ_OK)
         return rc;
     if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK) {
-        gq__sync_log(&s, "info", "Sync", NULL, s.identity, "started", "API server %s",
-                     gq__kube_config(s.k)->server);
+        gq__sync_log(&s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, s.identity, "started",
+                     "API server %s", gq__kube_config(s.k)->server);
         gq__engine_hold_wal(s.st, true);
         rc = loop(&s, err);
         gq__engine_hold_wal(s.st, false);

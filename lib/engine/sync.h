@@ -87,10 +87,14 @@ struct gq_sync {
     gq_error callback_err;
 };
 
-/* One log line (through the caller's log function). */
-void gq__sync_log(struct gq_sync *s, const char *level, const char *kind, const char *ns,
+/* One log line (through the caller's log function); what is a verb of the log. */
+void gq__sync_log(struct gq_sync *s, gq_event_level level, gq_event_kind kind, const char *ns,
                   const char *name, const char *what, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
+/* The same for a Workload's or a request's transition: its word is what's. */
+void gq__sync_log_transition(struct gq_sync *s, gq_event_level level, gq_event_kind kind,
+                             const char *ns, const char *name, gq_event_what what,
+                             const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* JSON helpers for API objects: a dotted path's value, or NULL. */
 json_object *gq__js_get(json_object *o, const char *path);
@@ -99,10 +103,14 @@ const char *gq__js_str(json_object *o, const char *path);
 json_object *gq__js_condition_true(json_object *o, const char *type);
 bool gq__js_condition(json_object *o, const char *type);
 
-/* One log line through a gq_cluster_log_fn (fn may be NULL). */
-void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, const char *level, const char *kind,
-                      const char *ns, const char *name, const char *what, const char *fmt,
-                      va_list ap) __attribute__((format(printf, 8, 0)));
+/*
+ * One log line through a gq_cluster_log_fn (fn may be NULL): e as the caller
+ * filled it (the enums, namespace, name and, for GQ_EVENT_WHAT_OTHER, what),
+ * with the time and the words set here and the message fmt makes (none when
+ * it comes out empty).
+ */
+void gq__cluster_logv(gq_cluster_log_fn fn, void *payload, gq_event *e, const char *fmt,
+                      va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Give a list's items the apiVersion and kind the List left out. */
 void gq__sync_typed(const struct gq_sync_feed *f, json_object *items);

@@ -95,7 +95,8 @@ static int close_workload(struct gq_sync *s, const struct gq_sync_record *r, con
     if (rc != GQ_OK || !closed)
         return rc;
     s->changes++;
-    gq__sync_log(s, "info", "Workload", ns, r->name, "released", "%s", message);
+    gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, ns, r->name, "released", "%s",
+                 message);
     return gq__store_event(s->st, "Workload", ns, r->name, r->uid, "Normal", reason, message,
                            r->state, to, now, err);
 }
@@ -142,7 +143,8 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
     json_object_put(copy);
     if (rc != GQ_OK) {
         gq__object_clear(&obj);
-        gq__sync_log(s, "warning", "Job", v->ns, v->name, "invalid", "%s", err ? err->msg : "");
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name, "invalid", "%s",
+                     err ? err->msg : "");
         return GQ_OK; /* a Job gpuq cannot read stays suspended and is reported */
     }
     rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), NULL, NULL, err);
@@ -182,10 +184,11 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
     if (!v->suspended && v->admitted && in_state(&r, GQ_WL_ADMITTED))
         return started(s, v, &r, err);
     if (!v->suspended)
-        gq__sync_log(s, "warning", "Job", v->ns, v->name, "unsuspended-without-admission",
-                     "a labelled Job runs without admission: %s",
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name,
+                     "unsuspended-without-admission", "a labelled Job runs without admission: %s",
                      s->o.suspend_unadmitted ? "it will be suspended" : "reported only");
-    gq__sync_log(s, "info", "Job", v->ns, v->name, "queued", "in LocalQueue %s", v->queue);
+    gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, v->ns, v->name, "queued",
+                 "in LocalQueue %s", v->queue);
     return GQ_OK;
 }
 
@@ -308,7 +311,7 @@ int gq__sync_jobs_replace(json_object *items, void *payload)
     struct batch b = {f->s, items, NULL, NULL};
 
     gq__sync_typed(f, items);
-    gq__sync_log(f->s, "info", "Sync", NULL, "jobs", "listed", "%zu labelled Jobs",
-                 json_object_array_length(items));
+    gq__sync_log(f->s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, "jobs", "listed",
+                 "%zu labelled Jobs", json_object_array_length(items));
     return gq__store_write(f->s->st, replace_txn, &b, &f->s->callback_err);
 }

@@ -179,14 +179,14 @@ int gq__sync_lease(struct gq_sync *s, gq_error *err)
         goto deadline;
     l->next_mono = now + s->o.retry_period_ms;
     if (try_acquire_or_renew(s, &ok, &ignored) != GQ_OK)
-        gq__sync_log(s, "warning", "Lease", s->lease_ns, s->o.lease_name, "renew-failed", "%s",
-                     ignored.msg);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_LEASE, s->lease_ns, s->o.lease_name,
+                     "renew-failed", "%s", ignored.msg);
     if (ok) {
         /* When the attempt began, not when it ended: the deadline must not start late. */
         l->renewed_mono = now;
         if (!s->leader)
-            gq__sync_log(s, "info", "Lease", s->lease_ns, s->o.lease_name, "acquired",
-                         "%s leads", s->identity);
+            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_LEASE, s->lease_ns, s->o.lease_name,
+                         "acquired", "%s leads", s->identity);
         s->leader = true;
     } else if (s->leader && l->holder && *l->holder && strcmp(l->holder, s->identity) != 0) {
         s->leader = false; /* someone else holds it now */
@@ -229,5 +229,6 @@ void gq__sync_lease_release(struct gq_sync *s)
 
     /* Hand over at once (client-go's ReleaseOnCancel): an empty holder is free to take. */
     if (write_record(s, false, false, "", &ok, &ignored) == GQ_OK && ok)
-        gq__sync_log(s, "info", "Lease", s->lease_ns, s->o.lease_name, "released", "%s", "");
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_LEASE, s->lease_ns, s->o.lease_name,
+                     "released", "%s", "");
 }

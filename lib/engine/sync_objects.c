@@ -48,12 +48,13 @@ static int apply_text(struct gq_sync *s, const char *what, const char *text)
                          &s->callback_err);
     if (rc == GQ_EINVALID || rc == GQ_ENOTFOUND || rc == GQ_ECONFLICT) {
         /* A bad object in the cluster is reported, not fatal: the rest carries on. */
-        gq__sync_log(s, "warning", "Sync", NULL, what, "rejected", "%s", s->callback_err.msg);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, what, "rejected", "%s",
+                     s->callback_err.msg);
         return GQ_OK;
     }
     if (s->changes != before)
-        gq__sync_log(s, "info", "Sync", NULL, what, "applied", "%llu changed",
-                     (unsigned long long)(s->changes - before));
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, what, "applied",
+                     "%llu changed", (unsigned long long)(s->changes - before));
     return rc;
 }
 
@@ -92,7 +93,8 @@ int gq__sync_objects_event(const char *type, json_object *obj, void *payload)
         return GQ_OK;
     if (rc == GQ_OK) {
         f->s->changes++;
-        gq__sync_log(f->s, "info", "Sync", ns, name, "deleted", "%s", resources[f->which]);
+        gq__sync_log(f->s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, ns, name, "deleted", "%s",
+                     resources[f->which]);
     }
     return rc;
 }

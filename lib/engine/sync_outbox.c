@@ -255,8 +255,8 @@ static int create_request(struct gq_sync *s, const struct gq__outbox_item *it, g
         s->changes++;
     }
     if (rc == GQ_OK)
-        gq__sync_log(s, "info", "ProvisioningRequest", ns, name, adopted ? "adopted" : "created",
-                     "for Job %s", job);
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_PROVISIONING_REQUEST, ns, name,
+                     adopted ? "adopted" : "created", "for Job %s", job);
     else if (rc == GQ_EEXISTS || rc == GQ_EINVALID)
         rc = refuse(s, &t, "CreateRefused", err->msg, err);
     json_object_put(got);
@@ -349,7 +349,8 @@ static int delete_request(struct gq_sync *s, const struct gq__outbox_item *it, g
                              it->uid, err);
     json_object_put(pts);
     if (rc == GQ_OK && (rc = gq__store_write(s->st, gone_txn, &g, err)) == GQ_OK)
-        gq__sync_log(s, "info", "ProvisioningRequest", ns, name, "deleted", "%s", "");
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_PROVISIONING_REQUEST, ns, name,
+                     "deleted", "%s", "");
     return rc;
 }
 
@@ -693,7 +694,7 @@ static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
     snprintf(msg, sizeof(msg), "%s", message); /* message may be err->msg */
     if ((rc = gq__store_write(s->st, refused_txn, &x, err)) != GQ_OK)
         return rc;
-    gq__sync_log(s, "error", "Job", t->ns, t->job, "refused",
+    gq__sync_log(s, GQ_EVENT_LEVEL_ERROR, GQ_EVENT_KIND_JOB, t->ns, t->job, "refused",
                  "%s (%d in a row, next try in %llds): %s", reason, x.f.tries,
                  (long long)((x.f.retry_at - x.f.now_ms + 999) / 1000), msg);
     return GQ_OK;
@@ -744,7 +745,8 @@ static int give_back(struct gq_sync *s, const struct gq__outbox_item *it, gq_err
     if (!g.reason)
         g.reason = "WriteRefused";
     if ((rc = gq__store_write(s->st, give_back_txn, &g, err)) == GQ_OK && g.done) {
-        gq__sync_log(s, "warning", "Workload", t.ns, t.name, "evicted", "%s: %s", g.reason, msg);
+        gq__sync_log_transition(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_WORKLOAD, t.ns, t.name,
+                                GQ_EVENT_WHAT_EVICTED, "%s: %s", g.reason, msg);
         s->changes++;
     }
     json_object_put(rec);
@@ -932,7 +934,7 @@ static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_er
         rc = patch_failed(&p, &r, err);
     gq__kube_resp_free(&r);
     if (*out)
-        gq__sync_log(s, "info", "Job", p.ns, p.job, "start-time-cleared",
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, p.ns, p.job, "start-time-cleared",
                      "so that its pod template can change when it is admitted");
     return rc;
 }
@@ -1001,7 +1003,8 @@ static int release(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
         t.gone = !after;
         t.rv = gq__js_str(after, "metadata.resourceVersion");
         if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
-            gq__sync_log(s, "info", "Job", tg.ns, tg.job, "unsuspended", "admitted");
+            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "unsuspended",
+                         "admitted");
     } else if (rc == GQ_EINVALID) {
         rc = refuse(s, &tg, "ReleaseRefused", err->msg, err);
     }
@@ -1063,11 +1066,12 @@ static int suspend(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
         return rc;
     /* Suspended either way; should the clearing fail, the release tries it again. */
     if (after && unstart(s, after, &cleared, err) != GQ_OK)
-        gq__sync_log(s, "warning", "Job", tg.ns, tg.job, "start-time-kept", "%s", err->msg);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "start-time-kept",
+                     "%s", err->msg);
     t.gone = !after;
     t.rv = gq__js_str(cleared ? cleared : after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
-        gq__sync_log(s, "info", "Job", tg.ns, tg.job, "suspended",
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "suspended",
                      it->evictions != 0 ? "evicted" : "it ran without admission");
     json_object_put(cleared);
     json_object_put(after);
@@ -1104,7 +1108,8 @@ static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_
         return rc;
     rc = gq__store_write(s->st, confirm_txn, &c, err);
     if (rc == GQ_OK && !c.job)
-        gq__sync_log(s, "info", "Job", ns, job, "deleted", "quota released");
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, ns, job, "deleted",
+                     "quota released");
     json_object_put(c.job);
     s->changes++;
     return rc;
@@ -1156,7 +1161,8 @@ static int each(struct gq_sync *s, const struct items_read *q, enum gq__effect_k
     }
     gq__outbox_items_free(&items);
     if (rc == GQ_EK8S || rc == GQ_ENOTFOUND || rc == GQ_ECONFLICT) {
-        gq__sync_log(s, "warning", "Sync", NULL, NULL, "retrying", "%s", err ? err->msg : "");
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, NULL, "retrying", "%s",
+                     err ? err->msg : "");
         rc = GQ_OK;
     }
     return rc;

@@ -9,6 +9,7 @@
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
 #include "gpuqueue/db.h"
+#include "gpuqueue/event.h"
 #include "gpuqueue/schedule.h"
 #include "gpuqueue/run.h"
 #include "gpuqueue/metrics.h"

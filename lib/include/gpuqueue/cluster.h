@@ -24,6 +24,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "event.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,16 +42,13 @@ typedef struct gq_kube_target {
  * running in a pod (KUBERNETES_SERVICE_HOST and _PORT). */
 GQ_EXTERN bool gq_kube_wanted(const gq_kube_target *t);
 
-/* One line of the daemon's log: what happened, to what, with which words. */
-typedef struct gq_cluster_event {
-    int64_t at_ms;
-    const char *level;      /* "info", "warning", "error" */
-    const char *kind;       /* "Job", "ProvisioningRequest", "Lease", "Sync" ... */
-    const char *namespace;  /* may be NULL */
-    const char *name;       /* may be NULL */
-    const char *what;       /* short verb: admitted, created, unsuspended, released, ... */
-    const char *message;    /* may be NULL */
-} gq_cluster_event;
+/*
+ * One line of the daemon's log: what happened, to what, with which words. A gq_event
+ * (event.h) with level and level_id set, job_name NULL, elapsed_ms 0, at_ms on the wall clock;
+ * what_id names a Workload's or a ProvisioningRequest's transition, else it is
+ * GQ_EVENT_WHAT_OTHER and what is a verb of the log (created, unsuspended, released, ...).
+ */
+typedef gq_event gq_cluster_event;
 
 typedef void (*gq_cluster_log_fn)(const gq_cluster_event *e, void *payload);
 

@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "event.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,19 +48,14 @@ typedef struct gq_run_options {
 #define GQ_RUN_OPTIONS_INIT                                                                       \
     {GQ_RUN_OPTIONS_VERSION, 0, 0.0, 0, false, NULL, GQ_RUN_DEFAULT_DURATION_MS}
 
-/* One transition, reported after the transaction that made it committed. */
-typedef struct gq_run_event {
-    int64_t at_ms;           /* on the database's clock */
-    int64_t elapsed_ms;      /* since the run started */
-    const char *kind;        /* "Workload" or "ProvisioningRequest" */
-    const char *namespace;
-    const char *name;
-    const char *job_name;    /* the workload's job; NULL for a request */
-    const char *what;        /* reserved, admitted, evicted, deactivated, started, finished;
-                                for a request: Accepted, Provisioned, Failed,
-                                BookingExpired, CapacityRevoked */
-    const char *message;     /* may be NULL */
-} gq_run_event;
+/*
+ * One transition, reported after the transaction that made it committed: a gq_event
+ * (event.h) with kind_id GQ_EVENT_KIND_WORKLOAD (job_name set; what reserved, admitted,
+ * evicted, deactivated, started, finished) or GQ_EVENT_KIND_PROVISIONING_REQUEST (job_name
+ * NULL; what Accepted, Provisioned, Failed, BookingExpired, CapacityRevoked, CapacityFound),
+ * what_id saying the same, level NULL and level_id GQ_EVENT_LEVEL_NONE.
+ */
+typedef gq_event gq_run_event;
 
 typedef int (*gq_run_fn)(const gq_run_event *event, void *payload);
 

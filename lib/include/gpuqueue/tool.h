@@ -17,6 +17,7 @@
 #include "gpuqueue/common.h"
 #include "gpuqueue/db.h"
 #include "gpuqueue/cluster.h"
+#include "gpuqueue/event.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,29 @@ GQ_EXTERN int gq_report_time_parse(const char *text, int64_t now_ms, int64_t *ou
 
 /** Whether name is a built-in profile. */
 GQ_EXTERN bool gq_simulate_profile_is_builtin(const char *name);
+
+/* ---------------------------------------------------------------- events */
+
+/* How gq_event_format writes an event: the lines gpuq and gpuqd print. */
+typedef enum gq_event_style {
+    GQ_EVENT_STYLE_TEXT = 0, /* gpuqd's log: "2026-11-21T08:00:00Z job ns/name admitted: ..."
+                                for a transition, "... info Job ns/name unsuspended: ..." for a
+                                line of cluster mode's log (UTC, to the second) */
+    GQ_EVENT_STYLE_JSON,     /* gpuqd --log json: {"time":...,"level":...,"kind":...,
+                                "namespace":...,"name":...,"job":...,"event":...,
+                                "message":...}, members that are NULL left out */
+    GQ_EVENT_STYLE_ELAPSED   /* gpuq run: "+1m30s     job ns/name admitted (flavors)", the
+                                time since the run started, to the second */
+} gq_event_style;
+
+/**
+ * One event as one line, without a newline, into buf (always NUL-terminated
+ * when size > 0, cut at size - 1 bytes).
+ * @return the length of the whole line, as snprintf returns it: when it is
+ *         size or more, the line was cut; a buffer of that length + 1 holds it.
+ */
+GQ_EXTERN size_t gq_event_format(char *buf, size_t size, const gq_event *e,
+                                 gq_event_style style);
 
 /* ------------------------------------------------- a cluster's answers */
 
