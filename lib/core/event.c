@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "gpuqueue/tool.h"
+#include "state.h"
 #include "util.h"
 
 static const char *const level_words[] = {NULL, "info", "warning", "error"};
@@ -28,8 +29,18 @@ static const char *const kind_words[] = {"Workload", "Job",  "ProvisioningReques
 
 /* Kueue's workload steps in lower case, a request's conditions as Kubernetes spells them. */
 static const char *const what_words[] = {
-    NULL,       "reserved", "admitted", "evicted",        "deactivated",     "started",
-    "finished", "Accepted", "Provisioned", "Failed", "BookingExpired", "CapacityRevoked",
+    NULL,
+    GQ_WL_TEXT(reserved),
+    GQ_WL_TEXT(admitted),
+    GQ_WL_TEXT(evicted),
+    GQ_WL_TEXT(deactivated),
+    "started",
+    GQ_WL_TEXT(finished),
+    "Accepted",
+    "Provisioned",
+    "Failed",
+    "BookingExpired",
+    "CapacityRevoked",
     "CapacityFound"};
 
 #define WORD(table, i) ((size_t)(i) < sizeof(table) / sizeof(table[0]) ? table[i] : NULL)

@@ -53,6 +53,8 @@ enum {
  * The layer check refuses an argument that is not one of the list's texts.
  */
 #define GQ_SQL_STATE(low) "'" #low "'"
+/* A state's word as a C string constant, for static tables (GQ_WL_TEXT(pending) is "pending"). */
+#define GQ_WL_TEXT(low) #low
 
 /*
  * The sets. Each is a list macro set(X, sep) of its members in the enum's

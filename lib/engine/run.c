@@ -47,6 +47,7 @@
 #include "nodes.h"
 #include "os.h"
 #include "sim.h"
+#include "state.h"
 #include "store.h"
 #include "store_run.h"
 #include "util.h"
@@ -315,6 +316,7 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct runner *r = payload;
     struct pr_rows rows = {NULL, 0, 0, false};
+    enum gq_wl_state ws;
     bool *live = NULL;
     size_t i;
     int rc, k;
@@ -328,8 +330,7 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
         if ((p->sim = gq__sim_find(&r->sim, p->uid)) < 0)
             rc = submit(r, p, err);
         /* Pods started on its nodes: the booking is used and will not expire. */
-        if (rc == GQ_OK &&
-            (strcmp(p->wstate, "admitted") == 0 || strcmp(p->wstate, "running") == 0))
+        if (rc == GQ_OK && gq__wl_state_parse(p->wstate, &ws) && gq__wl_is_admitted(ws))
             gq__sim_consume(&r->sim, p->sim);
     }
     if (rc == GQ_OK && !(live = calloc(r->sim.nreqs + 1, sizeof(*live))))
@@ -646,7 +647,8 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
         gq__books_end(&r->books, w->id, r->now);
         if ((rc = gq__store_finish(st, w->id, r->now, err)) == GQ_OK &&
             (rc = gq__store_event(st, "Workload", w->ns, w->name, w->uid, "Normal", "Finished",
-                                  msg, "running", "finished", r->now, err)) == GQ_OK &&
+                                  msg, gq__wl_state_name(GQ_WL_RUNNING),
+                                  gq__wl_state_name(GQ_WL_FINISHED), r->now, err)) == GQ_OK &&
             (rc = event(r, GQ_EVENT_KIND_WORKLOAD, w->ns, w->name, w->job, GQ_EVENT_WHAT_FINISHED,
                         msg)) == GQ_OK)
             r->stats->finished++;

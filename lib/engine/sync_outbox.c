@@ -46,6 +46,7 @@
 #include "manifest_release.h"
 #include "os.h"
 #include "release.h"
+#include "state.h"
 #include "store.h"
 #include "store_render.h"
 #include "sync.h"
@@ -719,7 +720,7 @@ static int give_back_txn(struct gq_store *st, void *payload, gq_error *err)
         rc = GQ_OK; /* it let go of its quota meanwhile */
     if (g->done)
         rc = gq__store_event(st, "Workload", t->ns, t->name, t->uid, "Warning", g->reason,
-                             g->message, g->state, "pending", now, err);
+                             g->message, g->state, gq__wl_state_name(GQ_WL_PENDING), now, err);
     return rc == GQ_OK ? gq__store_kube_cleared(st, t->id, err) : rc;
 }
 
@@ -1004,7 +1005,7 @@ static int release(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
         t.rv = gq__js_str(after, "metadata.resourceVersion");
         if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
             gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "unsuspended",
-                         "admitted");
+                         "%s", gq__wl_state_name(GQ_WL_ADMITTED));
     } else if (rc == GQ_EINVALID) {
         rc = refuse(s, &tg, "ReleaseRefused", err->msg, err);
     }
@@ -1072,7 +1073,8 @@ static int suspend(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
     t.rv = gq__js_str(cleared ? cleared : after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
         gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "suspended",
-                     it->evictions != 0 ? "evicted" : "it ran without admission");
+                     "%s", it->evictions != 0 ? gq__wl_state_name(GQ_WL_EVICTED)
+                                              : "it ran without admission");
     json_object_put(cleared);
     json_object_put(after);
     return rc;
@@ -1093,8 +1095,8 @@ static int confirm_txn(struct gq_store *st, void *payload, gq_error *err)
 
     if (c->job)
         return gq__sync_job_observe(c->s, c->job, err);
-    return gq__store_kube_close(st, c->id, "cancelled", "JobDeleted", "the Job was deleted",
-                                gq__store_now(st), &closed, err);
+    return gq__store_kube_close(st, c->id, gq__wl_state_name(GQ_WL_CANCELLED), "JobDeleted",
+                                "the Job was deleted", gq__store_now(st), &closed, err);
 }
 
 /* Confirm with the API server that the Job of workload it is gone. */

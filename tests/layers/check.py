@@ -57,7 +57,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # word is a state ("Pending" is a check's state, "--pending" an option).
 STATE_HOME = {"lib/core/state.h", "lib/core/state.c"}
 STATE_ITEM = re.compile(r'^\s*X\(([A-Z_]+),\s*([a-z_]+)\)')
-SQL_STATE_ARG = re.compile(r'\bGQ_SQL_STATE\(\s*(\w+)\s*\)')
+SQL_STATE_ARG = re.compile(r'\bGQ_(?:SQL_STATE|WL_TEXT)\(\s*(\w+)\s*\)')
 # Words that are states but say something else here, each where it is
 # (path, a piece of the line that holds it), and what it is instead.
 NOT_STATE = {
@@ -194,7 +194,8 @@ def state_rule(rel, no, line, quoted, states):
                "outside lib/core/state.h (use its enum, gq__wl_state_name or GQ_SQL_*)")
     for m in SQL_STATE_ARG.finditer(line):
         if m.group(1) not in states and m.group(1) != "low":
-            yield f"{rel}:{no}: state-literal: GQ_SQL_STATE of {m.group(1)}, which is no state"
+            yield (f"{rel}:{no}: state-literal: GQ_SQL_STATE or GQ_WL_TEXT of {m.group(1)}, "
+                   "which is no state")
 
 
 def include_rule(rel, no, who, kind, name, layer_of):

@@ -72,7 +72,7 @@ def main():
               "state-literal: the workload state running spelt as a SQL literal")
         plant("lib/store/store_read.c",
               '\nstatic const char q[] = "SELECT id FROM workloads WHERE state = " GQ_SQL_STATE(runing);\n',
-              "state-literal: GQ_SQL_STATE of runing, which is no state")
+              "state-literal: GQ_SQL_STATE or GQ_WL_TEXT of runing, which is no state")
         plant("cli/main.c", '\nstatic const char *const s = "deactivated";\n',
               "cli/main.c:")
         # The allowed non-state uses are allowed where they are, not in the file at large.
