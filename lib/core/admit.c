@@ -113,10 +113,12 @@ static void holders_remove(struct gq_snap_cq *cq, int w)
 /* ---------------------------------------------------------------- heaps */
 
 /* Heap order: the sticky preemptor, priority, queue-order time, submission. */
-static bool before(const struct gq_snap_cq *cq, const struct gq_hent *x, const struct gq_hent *y)
+static bool before(const struct gq_snapshot *s, const struct gq_snap_cq *cq, int a, int b)
 {
-    if ((x->w == cq->sticky) != (y->w == cq->sticky))
-        return x->w == cq->sticky;
+    const struct gq_snap_wl *x = &s->wls[a], *y = &s->wls[b];
+
+    if ((a == cq->sticky) != (b == cq->sticky))
+        return a == cq->sticky;
     if (x->priority != y->priority)
         return x->priority > y->priority;
     if (x->order_ms != y->order_ms)
@@ -126,18 +128,16 @@ static bool before(const struct gq_snap_cq *cq, const struct gq_hent *x, const s
 
 static int heap_push(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 {
-    const struct gq_snap_wl *wl = &s->wls[w];
-    struct gq_hent e = {wl->order_ms, wl->id, wl->priority, w};
     size_t i;
 
-    if (gq__grow(&cq->heap, &cq->capheap, cq->nheap, sizeof(*cq->heap)) < 0)
+    if (gq__grow(&cq->heap, &cq->capheap, cq->nheap, sizeof(int)) < 0)
         return -1;
     i = cq->nheap++;
-    while (i > 0 && before(cq, &e, &cq->heap[(i - 1) / 2])) {
+    while (i > 0 && before(s, cq, w, cq->heap[(i - 1) / 2])) {
         cq->heap[i] = cq->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    cq->heap[i] = e;
+    cq->heap[i] = w;
     s->wls[w].queued = true;
     s->wls[w].in_inadmissible = false;
     return 0;
@@ -145,14 +145,13 @@ static int heap_push(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 
 static int heap_pop(struct gq_snapshot *s, struct gq_snap_cq *cq)
 {
-    int top = cq->heap[0].w;
-    struct gq_hent last = cq->heap[--cq->nheap];
+    int top = cq->heap[0], last = cq->heap[--cq->nheap];
     size_t i = 0, c;
 
     while ((c = 2 * i + 1) < cq->nheap) {
-        if (c + 1 < cq->nheap && before(cq, &cq->heap[c + 1], &cq->heap[c]))
+        if (c + 1 < cq->nheap && before(s, cq, cq->heap[c + 1], cq->heap[c]))
             c++;
-        if (!before(cq, &cq->heap[c], &last))
+        if (!before(s, cq, cq->heap[c], last))
             break;
         cq->heap[i] = cq->heap[c];
         i = c;
@@ -195,20 +194,20 @@ static int set_aside_alike(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
     int x;
 
     for (i = 0; i < cq->nheap; i++) {
-        x = cq->heap[i].w;
+        x = cq->heap[i];
         if (s->wls[x].shape == s->wls[w].shape && x != cq->sticky && !s->wls[x].failed &&
             !s->wls[w].failed) {
             if (set_aside(s, cq, x) < 0)
                 return -1;
         } else {
-            cq->heap[kept++] = cq->heap[i];
+            cq->heap[kept++] = x;
         }
     }
     if (kept == cq->nheap)
         return 0;
     cq->nheap = 0;
     for (i = 0; i < kept; i++) /* rebuild: pushes into the front of the same array */
-        if (heap_push(s, cq, cq->heap[i].w) < 0)
+        if (heap_push(s, cq, cq->heap[i]) < 0)
             return -1;
     return 0;
 }

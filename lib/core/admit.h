@@ -92,17 +92,6 @@ enum gq_fifo { GQ_BEST_EFFORT_FIFO, GQ_STRICT_FIFO };
 enum gq_policy { GQ_POLICY_NEVER, GQ_POLICY_LOWER, GQ_POLICY_LOWER_OR_NEWER_EQUAL,
                  GQ_POLICY_ANY };
 
-/*
- * A heap entry: the workload and its order's keys, copied in so that a heap
- * step compares two entries without touching two workloads' cache lines.
- */
-struct gq_hent {
-    int64_t order_ms;
-    int64_t id;
-    int32_t priority;
-    int32_t w;
-};
-
 struct gq_snap_cq {
     char *name;
     int node;                     /* in the quota tree */
@@ -131,7 +120,7 @@ struct gq_snap_cq {
     int32_t *fallback_after;      /* per flavor: skipped by a workload that failed provisioning
                                      this often there (gpuq.dev/flavor-fallback-after); NULL */
     /* the queue */
-    struct gq_hent *heap;         /* its workloads with their heap order's keys */
+    int *heap;                    /* workload indices */
     size_t nheap, capheap;
     int *inadmissible;
     size_t ninadmissible, capinadmissible;
