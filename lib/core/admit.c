@@ -294,20 +294,6 @@ static int group_trees(struct gq_snapshot *s)
     return 0;
 }
 
-/* The first 8 bytes of uid as a big-endian number (NUL-padded): a < b implies strcmp < 0. */
-static uint64_t uid_key(const char *uid)
-{
-    uint64_t k = 0;
-    int i;
-
-    for (i = 0; i < 8; i++) {
-        k = k << 8 | (unsigned char)(uid ? *uid : 0);
-        if (uid && *uid)
-            uid++;
-    }
-    return k;
-}
-
 int gq__admit_prepare(struct gq_snapshot *s)
 {
     size_t i;
@@ -318,8 +304,6 @@ int gq__admit_prepare(struct gq_snapshot *s)
         s->cqs[i].sticky = -1;
     for (i = 0; i < s->nwls; i++) {
         struct gq_snap_wl *wl = &s->wls[i];
-
-        wl->uid_key = uid_key(wl->uid);
 
         if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) && wl->cq >= 0 &&
             holders_add(s, &s->cqs[wl->cq], (int)i) < 0)

@@ -162,8 +162,6 @@ enum gq_wstate { GQ_WS_PENDING, GQ_WS_RESERVED, GQ_WS_ADMITTED, GQ_WS_GONE };
 struct gq_snap_wl {
     int64_t id;                   /* the store's row id */
     char *uid, *ns, *name, *job_name;
-    uint64_t uid_key;             /* uid's first 8 bytes, big-endian: orders as strcmp does
-                                     unless equal (gq__admit_prepare) */
     int lq;                       /* -1: no such LocalQueue */
     int cq;                       /* the queue it waits in or holds quota in; -1 */
     int32_t priority;
