@@ -3,6 +3,8 @@ in 100 cohorts and 100,000 pending workloads (gen_admission.py), scheduled
 until stable by `gpuq schedule --until-stable`, every cycle committed.
 
 Method. The manifests are generated once (fixed seed). Each run loads them
+(with the previous binary when there is one, so that both can open the load;
+this build first upgrades a copy's schema, untimed)
 into a new database with `gpuq apply` and `gpuq submit -f` (untimed; a new
 load per run because workload UIDs are random and preemption breaks ties by
 UID, so loads differ by some cycles), and every timed command works on a
@@ -317,9 +319,21 @@ def bench_admission(gpuq, build, quick, runs, baseline=None):
                 _gpuq(loader, template, "submit", "-f", jobs)
                 print(f"  run {run}: load (not timed) {time.perf_counter() - t:.1f} s, database "
                       f"{os.path.getsize(template) >> 20} MiB", flush=True)
+                # The loader is the oldest binary, so that every binary can open
+                # the load; a newer one upgrades its schema on a copy first (not
+                # timed: a once-per-database cost, 2 s for issue 14's migration 13).
+                templates = {loader: template}
+                for _, exe, _ in binaries:
+                    if exe not in templates:
+                        templates[exe] = template + f".{len(templates)}"
+                        copy_db(template, templates[exe])
+                        _gpuq(exe, templates[exe], "list", "clusterqueues", "-o", "name")
                 for place in places:
                     if not place.gave_up:
-                        measure(template, place, run, timeout)
+                        measure(templates[place.gpuq], place, run, timeout)
+                for path in templates.values():
+                    if path != template:
+                        remove_db(path)
             for place in places:
                 report(place, runs, size["jobs"])
         finally:
