@@ -294,6 +294,25 @@ static int group_trees(struct gq_snapshot *s)
     return 0;
 }
 
+/*
+ * The first 8 bytes of uid as a big-endian number (NUL-padded): a < b
+ * implies strcmp < 0. Kept per workload: taken from the string as
+ * preemption's candidates are sorted, it cost a cold read of every
+ * candidate's UID per search.
+ */
+static uint64_t uid_key(const char *uid)
+{
+    uint64_t k = 0;
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        k = k << 8 | (unsigned char)(uid ? *uid : 0);
+        if (uid && *uid)
+            uid++;
+    }
+    return k;
+}
+
 int gq__admit_prepare(struct gq_snapshot *s)
 {
     size_t i;
@@ -305,6 +324,7 @@ int gq__admit_prepare(struct gq_snapshot *s)
     for (i = 0; i < s->nwls; i++) {
         struct gq_snap_wl *wl = &s->wls[i];
 
+        wl->uid_key = uid_key(wl->uid);
         if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) && wl->cq >= 0 &&
             holders_add(s, &s->cqs[wl->cq], (int)i) < 0)
             return -1;

@@ -159,28 +159,34 @@ struct gq_snap_ps {
 
 enum gq_wstate { GQ_WS_PENDING, GQ_WS_RESERVED, GQ_WS_ADMITTED, GQ_WS_GONE };
 
+/*
+ * Members ordered by size, so that 100,000 of them carry no padding (the
+ * admission benchmark's peak memory is counted against a target).
+ */
 struct gq_snap_wl {
     int64_t id;                   /* the store's row id */
     char *uid, *ns, *name, *job_name;
-    int lq;                       /* -1: no such LocalQueue */
-    int cq;                       /* the queue it waits in or holds quota in; -1 */
-    int32_t priority;
+    uint64_t uid_key;             /* uid's first 8 bytes, big-endian: orders as strcmp does
+                                     unless equal (gq__admit_prepare) */
     int64_t order_ms;             /* queue-order timestamp */
     int64_t reserved_ms;          /* when quota was reserved */
-    enum gq_wstate state;
     struct gq_snap_ps *ps;
     size_t nps;
-    bool queued;                  /* in a heap or an inadmissible set */
-    bool in_inadmissible;
     int *last_tried;              /* resume index per (pod set, resource), -1 */
     struct gq_uses held;          /* quota held, per fr (reserved or admitted) */
     char *reason, *message;       /* what the store has now */
-    bool evicted;                 /* requeued after an eviction (Evicted=True) */
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
     uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
     int64_t requeue_at;           /* may not queue before this (ms); 0: now */
     int32_t *failed;              /* per flavor: failed provisioning attempts (flavor
                                      fallback, workloads.failed_flavors); NULL: none */
+    int lq;                       /* -1: no such LocalQueue */
+    int cq;                       /* the queue it waits in or holds quota in; -1 */
+    int32_t priority;
+    enum gq_wstate state;
+    bool queued;                  /* in a heap or an inadmissible set */
+    bool in_inadmissible;
+    bool evicted;                 /* requeued after an eviction (Evicted=True) */
     bool has_checks;              /* has admission-check rows (the engine's journal
                                      takes none of its decisions) */
 };

@@ -162,24 +162,6 @@ struct ckey {
     int w;
 };
 
-/*
- * The first 8 bytes of uid as a big-endian number (NUL-padded): a < b
- * implies strcmp < 0. Taken once per candidate as the keys are built, not
- * kept in the snapshot (8 bytes a workload it could not spare).
- */
-static uint64_t uid_key(const char *uid)
-{
-    uint64_t k = 0;
-    int i;
-
-    for (i = 0; i < 8; i++) {
-        k = k << 8 | (unsigned char)(uid ? *uid : 0);
-        if (uid && *uid)
-            uid++;
-    }
-    return k;
-}
-
 /* candidatesOrdering */
 static int cand_cmp(const void *x, const void *y)
 {
@@ -206,8 +188,8 @@ static int sort_candidates(const struct gq_snapshot *s, int cq, struct cands *c)
     for (i = 0; i < c->n; i++) {
         const struct gq_snap_wl *wl = &s->wls[c->v[i]];
 
-        k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, uid_key(wl->uid),
-                             wl->uid, c->v[i]};
+        k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, wl->uid_key, wl->uid,
+                             c->v[i]};
     }
     gq__qsort(k, c->n, sizeof(*k), cand_cmp);
     for (i = 0; i < c->n; i++)
