@@ -113,7 +113,9 @@ static void pristine_first_in_order(void)
 /*
  * Tolerations: the template's kept, the flavor's appended once each. Equal
  * means every field equal: a toleration without operator is not the same
- * as one with operator Equal, nor one with tolerationSeconds as one without.
+ * as one with operator Equal, nor one with tolerationSeconds as one without;
+ * an absent value is the empty one (Go's zero value), so the template's
+ * value "" and the flavor's absent value are one toleration.
  */
 static void tolerations_deduplicated(void)
 {
@@ -134,6 +136,8 @@ static void tolerations_deduplicated(void)
         {{"nvidia.com/gpu", "Exists", NULL, NULL, false, 0},
          "nvidia.com/gpu/Exists/-/-/-;nvidia.com/gpu/Exists/-/NoSchedule/-;"
          "spot/Equal/true/NoExecute/300"},
+        {{"nvidia.com/gpu", "Exists", "", "NoSchedule", false, 0},
+         "nvidia.com/gpu/Exists//NoSchedule/-;spot/Equal/true/NoExecute/300"},
     };
     const struct gq_flavor *fl[] = {&t4};
     size_t i;

@@ -18,9 +18,13 @@
 #include "release.h"
 #include "util.h"
 
+/*
+ * Kubernetes' toleration fields are Go strings: an absent one is the empty
+ * string, and Kueue compares tolerations as structs.
+ */
 static bool same_str(const char *a, const char *b)
 {
-    return a == b || (a && b && strcmp(a, b) == 0);
+    return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
 bool gq__toleration_equal(const struct gq_toleration *a, const struct gq_toleration *b)

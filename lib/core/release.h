@@ -61,8 +61,9 @@ struct gq_released {
  *  - the flavors' nodeLabels are merged into nodeSelector, the first
  *    flavor's value kept when two flavors name the same key (Kueue's
  *    FromAssignment); their tolerations are appended, each once: a
- *    toleration equal in every field (an absent field equal only to an
- *    absent one) to one already there is not added again;
+ *    toleration equal in every field (an absent string field equal to an
+ *    empty one, as in Go; tolerationSeconds absent only to absent) to one
+ *    already there is not added again;
  *  - the label kueue.x-k8s.io/podset is the pod set's name;
  *  - each request adds the annotations consume-provisioning-request (its
  *    name) and provisioning-class-name (its class, when it has one), and for
@@ -85,7 +86,7 @@ void gq__released_clear(struct gq_released *out);
 /* Free n tolerations (their strings, then the array). */
 void gq__tolerations_free(struct gq_toleration *t, size_t n);
 
-/* Whether a and b are the same toleration (every field equal, absent only to absent). */
+/* Whether a and b are the same toleration (every field equal; an absent string is ""). */
 bool gq__toleration_equal(const struct gq_toleration *a, const struct gq_toleration *b);
 
 #endif
