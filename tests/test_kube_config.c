@@ -636,6 +636,23 @@ static void resolved_fields(void)
 
 /* ------------------------------------------------------------- in-cluster */
 
+/*
+ * Whether a pod's service account directory can be faked here: it is a test
+ * hook (GQ_SERVICEACCOUNT_DIR, kube_config.c), built in Debug builds only; a
+ * Release build skips the cases that need it, saying so.
+ */
+static bool sa_hook(const char *test)
+{
+#ifdef GQ_TEST_HOOKS
+    (void)test;
+    return true;
+#else
+    printf("SKIP: %s: the service account's directory is a test hook (Debug builds only)\n",
+           test);
+    return false;
+#endif
+}
+
 static void write_sa(const char *ns)
 {
     char p[512];
@@ -664,6 +681,8 @@ static void in_cluster(void)
     size_t i;
     int rc;
 
+    if (!sa_hook(__func__))
+        return;
     fresh();
     write_sa("  kube-team \n");
     for (i = 0; i < NROWS(rows); i++) {
@@ -730,6 +749,8 @@ static void in_cluster_errors(void)
     size_t i;
     int rc;
 
+    if (!sa_hook(__func__))
+        return;
     fresh();
     write_sa(NULL);
     for (i = 0; i < NROWS(rows); i++) {
@@ -775,6 +796,8 @@ static void token_file(void)
     gq_error e;
     int rc;
 
+    if (!sa_hook(__func__))
+        return;
     fresh();
     write_sa(NULL);
     setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);

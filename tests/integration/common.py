@@ -38,6 +38,17 @@ def scratch():
     return tempfile.TemporaryDirectory(prefix="gpuq-it-")
 
 
+def has_test_hooks(binary):
+    """Whether this build has the test hooks (GQ_TEST_HOOKS: Debug builds only): crash
+    points (GQ_CRASH_AT), the service account's directory, the watch's idle limit. A
+    Release build has none, and the cases that need them are skipped, saying so."""
+    with scratch() as tmp:
+        env = dict(os.environ, NO_COLOR="1", GQ_CRASH_AT="mid-migration")
+        p = subprocess.run([binary, "--db", os.path.join(tmp, "probe.db"), "list", "-A"],
+                           capture_output=True, text=True, timeout=60, env=env)
+        return p.returncode == 137
+
+
 def binary():
     return os.path.abspath(sys.argv[1])
 

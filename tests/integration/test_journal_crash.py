@@ -21,7 +21,7 @@ import sqlite3
 import subprocess
 import time
 
-from common import Checks, binary, gpuq, scratch
+from common import Checks, binary, gpuq, has_test_hooks, scratch
 from test_schedule_crash import consistent, jobs, queues
 
 OPS = {1: "reserve", 2: "evict", 3: "reason"}
@@ -165,17 +165,11 @@ def kill_with_journal(c, exe, db, seed, target):
     return None
 
 
-def crash_points(exe, tmp):
-    """Whether this build has crash points (Debug builds: GQ_TEST_HOOKS)."""
-    p = run(exe, os.path.join(tmp, "probe.db"), "list", "-A", crash_at="mid-migration")
-    return p.returncode == 137
-
-
 def main():
     c = Checks()
     exe = binary()
     with scratch() as tmp:
-        hooks = crash_points(exe, tmp)
+        hooks = has_test_hooks(exe)
         if not hooks:
             print("SKIP: no crash points in this build (they exist in Debug builds only): "
                   "the SIGKILLs alone")
