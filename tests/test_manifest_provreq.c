@@ -1,6 +1,7 @@
 /*
  * test_manifest_provreq.c: the ProvisioningRequest and PodTemplate JSON
- * Kueue writes for GKE's sample job (kueue-semantics.md §3.4, §8 step 4).
+ * Kueue writes for GKE's sample job (kueue-semantics.md §3.4, §8 step 4);
+ * the flavor is merged into the template by the release rule (release.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,10 @@ static void sample_job(void)
     struct gq_kv labels_v[] = {{"zone", "us-central1-a"}};
     struct gq_kvs labels = {labels_v, 1};
     struct gq_toleration tols[] = {{"nvidia.com/gpu", "Exists", NULL, "NoSchedule", false, 0},
-                                   {"spot", "Equal", "true", "NoSchedule", false, 0}};
+                                   {"spot", "Equal", "true", "NoSchedule", false, 0},
+                                   {"burst", NULL, NULL, "NoExecute", true, 300}};
     struct gq_provreq_podset ps = {"main", "ppt-job-sample-job-7f173-dws-prov-1-main", 1,
-                                   &labels, tols, 2};
+                                   &labels, tols, 3};
     struct gq_provreq_doc d = {"job-sample-job-7f173-dws-prov-1", "default",
                                "job-sample-job-7f173", "uid-1", "queued-provisioning.gke.io",
                                &params, &ps, 1};
@@ -55,6 +57,9 @@ static void sample_job(void)
                              "\"effect\":\"NoSchedule\"}"));
     CHECK(pts && !strstr(strstr(pts, "nvidia.com/gpu\",\"operator") + 1,
                          "nvidia.com/gpu\",\"operator"));
+    /* Copied as Kueue copies the struct: no operator made up, tolerationSeconds kept. */
+    CHECK(pts && strstr(pts, "{\"key\":\"burst\",\"effect\":\"NoExecute\","
+                             "\"tolerationSeconds\":300}"));
     /* A limit without a request becomes the request. */
     CHECK(pts && strstr(pts, "\"requests\":{\"cpu\":\"100m\",\"nvidia.com/gpu\":\"1\"}"));
     free(pr);

@@ -4,7 +4,8 @@
  * its pristine template, its assigned flavors and its ProvisioningRequests.
  * Typed structs in, typed structs out; no I/O, no JSON. The callers read the
  * inputs (the render for -o json/yaml, the cluster outbox for the unsuspend
- * patch) and write the result in their own format.
+ * patch, the ProvisioningRequest's PodTemplates, which take the flavor's
+ * part only) and write the result in their own format.
  */
 #ifndef GQ_RELEASE_H
 #define GQ_RELEASE_H

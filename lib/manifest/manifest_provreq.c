@@ -4,6 +4,7 @@
  * JSON; and the annotations of a stored workload, for the request's
  * parameters. Part of the manifest edge (json-c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "error.h"
 #include "manifest_fields.h"
 #include "manifest_load.h"
+#include "manifest_release.h"
 #include "provision.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -57,53 +59,54 @@ static json_object *child(json_object *parent, const char *key, json_type type)
     return v;
 }
 
-static bool same_toleration(json_object *a, const struct gq_toleration *t)
+/*
+ * The flavor's nodeLabels into nodeSelector and its tolerations appended
+ * once each, by the release rule (core/release.c: Kueue's merge of a flavor
+ * into a pod template, tolerations compared as Go structs), written back
+ * into tmpl's spec: the pristine entries stay as they are, the flavor's are
+ * set or appended. Returns -1 when out of memory.
+ */
+static int apply_flavor(json_object *tmpl, json_object *pspec, const struct gq_provreq_podset *ps)
 {
-    static const char *const keys[] = {"key", "operator", "value", "effect"};
-    const char *want[] = {t->key, t->op, t->value, t->effect};
+    static const struct gq_kvs none = {NULL, 0};
+    struct gq__mf_release_podset rp;
+    struct gq_flavor fl;
+    const struct gq_flavor *fls[1] = {&fl};
+    struct gq_release_podset in;
+    struct gq_released rel;
+    json_object *sel, *have, *tols;
     size_t i;
+    int rc;
 
-    for (i = 0; i < 4; i++) {
-        json_object *v = get(a, keys[i]);
-        const char *have = v ? json_object_get_string(v) : NULL;
-
-        if (strcmp(have ? have : "", want[i] ? want[i] : "") != 0)
-            return false;
+    if (gq__mf_release_podset_read(&rp, tmpl, NULL) < 0) {
+        gq__mf_release_podset_clear(&rp);
+        return -1;
     }
-    return true;
-}
+    memset(&fl, 0, sizeof(fl));
+    fl.node_labels = ps->node_labels ? *ps->node_labels : none;
+    fl.tolerations = (struct gq_toleration *)(uintptr_t)ps->tolerations;
+    fl.ntolerations = ps->ntolerations;
+    in = (struct gq_release_podset){ps->name, fls, 1, &rp.labels, &rp.annotations,
+                                    &rp.node_selector, rp.tolerations, rp.ntolerations};
+    rc = gq__release(&rel, &in, NULL, 0);
+    if (rc == 0) {
+        for (i = 0; i < rel.node_selector.n; i++) {
+            const struct gq_kv *kv = &rel.node_selector.v[i];
 
-/* The flavor's nodeLabels into nodeSelector, its tolerations appended once each. */
-static void apply_flavor(json_object *pspec, const struct gq_provreq_podset *ps)
-{
-    json_object *sel, *tols, *t;
-    size_t i, j;
-
-    if (ps->node_labels && ps->node_labels->n) {
-        sel = child(pspec, "nodeSelector", json_type_object);
-        for (i = 0; i < ps->node_labels->n; i++)
-            json_object_object_add(sel, ps->node_labels->v[i].key,
-                                   json_object_new_string(ps->node_labels->v[i].value));
+            sel = child(pspec, "nodeSelector", json_type_object);
+            have = get(sel, kv->key);
+            if (!have || !json_object_is_type(have, json_type_string) ||
+                strcmp(json_object_get_string(have), kv->value) != 0)
+                json_object_object_add(sel, kv->key, json_object_new_string(kv->value));
+        }
+        for (i = rp.ntolerations; i < rel.ntolerations; i++) {
+            tols = child(pspec, "tolerations", json_type_array);
+            json_object_array_add(tols, gq__mf_toleration_json(&rel.tolerations[i]));
+        }
+        gq__released_clear(&rel);
     }
-    for (i = 0; i < ps->ntolerations; i++) {
-        const struct gq_toleration *tol = &ps->tolerations[i];
-        bool dup = false;
-
-        tols = child(pspec, "tolerations", json_type_array);
-        for (j = 0; j < json_object_array_length(tols) && !dup; j++)
-            dup = same_toleration(json_object_array_get_idx(tols, j), tol);
-        if (dup)
-            continue;
-        t = json_object_new_object();
-        if (tol->key)
-            json_object_object_add(t, "key", json_object_new_string(tol->key));
-        json_object_object_add(t, "operator", json_object_new_string(tol->op ? tol->op : "Equal"));
-        if (tol->value)
-            json_object_object_add(t, "value", json_object_new_string(tol->value));
-        if (tol->effect)
-            json_object_object_add(t, "effect", json_object_new_string(tol->effect));
-        json_object_array_add(tols, t);
-    }
+    gq__mf_release_podset_clear(&rp);
+    return rc;
 }
 
 /* Container limits copied into missing requests (Kueue does this for the autoscaler). */
@@ -152,7 +155,11 @@ static json_object *podtemplate(json_object *spec, const struct gq_provreq_doc *
     if (!tmpl)
         tmpl = json_object_new_object();
     pspec = child(tmpl, "spec", json_type_object);
-    apply_flavor(pspec, ps);
+    if (apply_flavor(tmpl, pspec, ps) < 0) {
+        json_object_put(tmpl);
+        json_object_put(pt);
+        return NULL;
+    }
     limits_to_requests(pspec, "containers");
     limits_to_requests(pspec, "initContainers");
     json_object_object_add(pt, "apiVersion", json_object_new_string("v1"));
@@ -212,9 +219,16 @@ int gq__manifest_provreq(const char *workload_spec, const struct gq_provreq_doc 
                          d->workload);
     pr = request(d);
     pts = json_object_new_array();
-    for (i = 0; i < d->npodsets; i++)
-        json_object_array_add(pts, podtemplate(spec, d, &d->podsets[i]));
-    if ((rc = text_of(pr, request_out, err)) == GQ_OK)
+    rc = GQ_OK;
+    for (i = 0; rc == GQ_OK && i < d->npodsets; i++) {
+        json_object *pt = podtemplate(spec, d, &d->podsets[i]);
+
+        if (!pt)
+            rc = gq__error(err, GQ_ENOMEM, "out of memory building a PodTemplate");
+        else
+            json_object_array_add(pts, pt);
+    }
+    if (rc == GQ_OK && (rc = text_of(pr, request_out, err)) == GQ_OK)
         rc = text_of(pts, templates_out, err);
     json_object_put(pr);
     json_object_put(pts);

@@ -1,9 +1,11 @@
 /*
  * manifest_release.h: the release rule's typed inputs (release.h) read out
  * of stored JSON, and its tolerations written back (manifest_release.c).
- * Its two callers are the render (status.gpuq.release in -o json|yaml) and
- * the cluster outbox (the unsuspend patch); each reads the JSON from the
- * store its own way and hands the objects here. Internal.
+ * Its callers are the render (status.gpuq.release in -o json|yaml), the
+ * cluster outbox (the unsuspend patch) and the ProvisioningRequest's
+ * PodTemplates (manifest_provreq.c: the flavor merged into the pristine
+ * template); each reads the JSON its own way and hands the objects here.
+ * Internal.
  *
  * Ownership: every string in the structs below is a copy the struct owns,
  * but a request's name and class, which point into the ProvisioningRequest
