@@ -45,6 +45,7 @@
 #include "handle.h"
 #include "manifest_load.h"
 #include "nodes.h"
+#include "release.h"
 #include "os.h"
 #include "sim.h"
 #include "state.h"
@@ -67,6 +68,12 @@ struct dws_pool {
     int pool;
 };
 
+/* A flavor's nodeLabels, which its pods' nodeSelector takes (the release rule). */
+struct flavor_labels {
+    char *name;
+    struct gq_flavor flavor; /* node_labels only */
+};
+
 struct runner {
     gq_db *db;
     struct gq_store *st;
@@ -79,6 +86,8 @@ struct runner {
     const struct gq__run_feed *feed; /* gq_simulate's arrivals; NULL */
     struct dws_pool *dws;    /* workloads whose pods run on a request's pool */
     size_t ndws, capdws;
+    struct flavor_labels *fl; /* each flavor with nodeLabels, as the run started */
+    size_t nfl;
     struct gq_clock clock;
     int64_t now;
     uint64_t moved;          /* transitions in this step */
@@ -416,10 +425,7 @@ static int select_rows(struct runner *r, enum gq_run_which which, struct wl_rows
     return rc;
 }
 
-/*
- * "k=v" lines (the selector a pod set's pods carry: its template's
- * nodeSelector and its flavor's nodeLabels, as the store joins them) into kvs.
- */
+/* "k=v" lines (a nodeSelector, a flavor's nodeLabels, as the store gives them) into kvs. */
 static int kvs_from_lines(struct gq_kvs *kvs, const char *text)
 {
     const char *line = text;
@@ -447,20 +453,56 @@ static int kvs_from_lines(struct gq_kvs *kvs, const char *text)
     return 0;
 }
 
-/* The pool a pod set's pods run on: its request's (DWS), else an autoscaling pool; -1. */
-static int pod_pool(const struct runner *r, int64_t workload, const char *selector)
+static const struct gq_flavor *flavor_named(const struct runner *r, const char *name, size_t n)
 {
-    struct gq_kvs sel;
     size_t i;
+
+    for (i = 0; i < r->nfl; i++)
+        if (strlen(r->fl[i].name) == n && strncmp(r->fl[i].name, name, n) == 0)
+            return &r->fl[i].flavor;
+    return NULL;
+}
+
+/*
+ * The pool a pod set's pods run on: its request's (DWS), else an autoscaling
+ * pool whose labels carry the pods' nodeSelector, the template's merged with
+ * its flavors' nodeLabels by the release rule (core/release.c), as Kueue
+ * releases them; -1 for none, -2 when out of memory.
+ */
+static int pod_pool(const struct runner *r, const struct gq_run_podset *ps)
+{
+    const struct gq_flavor *fls[8];
+    struct gq_release_podset in;
+    struct gq_released rel;
+    struct gq_kvs sel;
+    const char *line;
+    size_t i, nfls = 0;
     int pool = -1;
 
     for (i = 0; i < r->ndws; i++)
-        if (r->dws[i].workload == workload)
+        if (r->dws[i].workload == ps->workload)
             return r->dws[i].pool;
-    if (kvs_from_lines(&sel, selector) == 0)
-        for (i = 0; pool < 0 && i < r->sim.npools; i++)
-            if (r->sim.pools[i].autoscaling && gq__sim_selects(&r->sim.pools[i], &sel))
-                pool = (int)i;
+    for (line = ps->flavors; line && *line && nfls < 8;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+        if ((fls[nfls] = flavor_named(r, line, n)))
+            nfls++;
+        line += n + (nl != NULL);
+    }
+    if (kvs_from_lines(&sel, ps->node_selector) < 0) {
+        gq__kvs_clear(&sel);
+        return -2;
+    }
+    in = (struct gq_release_podset){ps->name ? ps->name : "", fls, nfls, NULL, NULL, &sel, NULL, 0};
+    if (gq__release(&rel, &in, NULL, 0) < 0) {
+        gq__kvs_clear(&sel);
+        return -2;
+    }
+    for (i = 0; pool < 0 && i < r->sim.npools; i++)
+        if (r->sim.pools[i].autoscaling && gq__sim_selects(&r->sim.pools[i], &rel.node_selector))
+            pool = (int)i;
+    gq__released_clear(&rel);
     gq__kvs_clear(&sel);
     return pool;
 }
@@ -483,7 +525,8 @@ static int podset_row(const struct gq_run_podset *ps, void *payload)
 
     if (ps->count < 0 || ps->count > ps->pods || ps->gpus < 0 || ps->gpus > INT32_MAX)
         return po->rc = GQ_EIO;
-    pool = pod_pool(r, ps->workload, ps->selector);
+    if ((pool = pod_pool(r, ps)) == -2)
+        return po->rc = GQ_ENOMEM;
     for (i = 0; i < ps->count; i++)
         if (gq__books_add_pod(&r->books, ps->workload, ps->name, (int32_t)i, ps->flavor, pool,
                               (int32_t)ps->gpus, r->now) < 0)
@@ -785,7 +828,20 @@ struct pools {
     struct gq_sim_pool *v;
     size_t n;
     char **flavor;  /* per pool: the flavor whose nodeLabels its nodes carry, or NULL */
+    struct flavor_labels *fl; /* each flavor with nodeLabels (the runner takes them) */
+    size_t nfl, capfl;
 };
+
+static void flavor_labels_free(struct flavor_labels *fl, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(fl[i].name);
+        gq__kvs_clear(&fl[i].flavor.node_labels);
+    }
+    free(fl);
+}
 
 static void pools_free(struct pools *p)
 {
@@ -794,6 +850,7 @@ static void pools_free(struct pools *p)
     for (i = 0; p->flavor && i < p->n; i++)
         free(p->flavor[i]);
     free(p->flavor);
+    flavor_labels_free(p->fl, p->nfl);
     gq__sim_pools_free(p->v, p->n);
     memset(p, 0, sizeof(*p));
 }
@@ -812,6 +869,15 @@ static int flavor_row(const char *flavor, const char *lines, void *payload)
         if (!p->flavor[i] && labels.n && gq__sim_selects(&p->v[i], &labels) &&
             !(p->flavor[i] = gq__strdup(flavor)))
             rc = GQ_ENOMEM;
+    if (rc == 0 && gq__grow(&p->fl, &p->capfl, p->nfl, sizeof(*p->fl)) < 0)
+        rc = GQ_ENOMEM;
+    if (rc == 0) {
+        memset(&p->fl[p->nfl], 0, sizeof(p->fl[p->nfl]));
+        p->fl[p->nfl].flavor.node_labels = labels; /* kept for the pods' nodeSelector */
+        memset(&labels, 0, sizeof(labels));
+        if (!(p->fl[p->nfl++].name = gq__strdup(flavor)))
+            rc = GQ_ENOMEM;
+    }
     gq__kvs_clear(&labels);
     return rc;
 }
@@ -951,7 +1017,7 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
 {
     struct runner r;
     struct claim c = {&r, 0};
-    struct pools pools = {NULL, 0, NULL};
+    struct pools pools = {NULL, 0, NULL, NULL, 0, 0};
     gq_run_stats ignored;
     gq_error ignored_err;
     int64_t t0 = gq__mono_us();
@@ -991,6 +1057,10 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
         gq__books_init(&r.books, r.sim.pools, r.sim.npools,
                        (const char *const *)pools.flavor) < 0)
         rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
+    r.fl = pools.fl;
+    r.nfl = pools.nfl;
+    pools.fl = NULL;
+    pools.nfl = 0;
     pools_free(&pools);
     if (rc == GQ_OK)
         rc = gq__store_write(r.st, books_txn, &r, err);
@@ -1008,6 +1078,7 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
     r.stats->wall_ms = (double)(gq__mono_us() - t0) / 1000.0;
     events_clear(&r);
     free(r.ev);
+    flavor_labels_free(r.fl, r.nfl);
     free(r.dws);
     gq__books_free(&r.books);
     gq__sim_free(&r.sim);

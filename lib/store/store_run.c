@@ -155,7 +155,7 @@ static int podset_row(sqlite3_stmt *s, void *payload, gq_error *err)
     struct podset_walk *w = payload;
     struct gq_run_podset ps = {col_num(s, 0, 0),  gq__col_text(s, 1), col_num(s, 2, 1),
                                col_num(s, 3, 0),  gq__col_text(s, 4), gq__col_text(s, 5),
-                               col_num(s, 6, 0)};
+                               gq__col_text(s, 6), col_num(s, 7, 0)};
 
     return w->fn(&ps, w->payload);
 }
@@ -167,10 +167,10 @@ int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn,
         "SELECT w.id, ps.value ->> 'name', coalesce(a.value ->> 'count', ps.value ->> 'count'), "
         "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j WHERE j.key LIKE '%/gpu'), "
         "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE f.key LIKE '%/gpu'), "
-        "(SELECT group_concat(k || '=' || v, char(10)) FROM (SELECT s.key AS k, s.value AS v "
-        "  FROM json_each(ps.value, '$.match.nodeSelector') s UNION SELECT l.key, l.value "
-        "  FROM json_each(a.value, '$.flavors') f JOIN resource_flavors rf ON rf.name = f.value, "
-        "  json_each(rf.spec, '$.spec.nodeLabels') l)), w.pods "
+        "(SELECT group_concat(s.key || '=' || s.value, char(10)) "
+        "  FROM json_each(ps.value, '$.match.nodeSelector') s), "
+        "(SELECT group_concat(fv, char(10)) FROM (SELECT f.value AS fv "
+        "  FROM json_each(a.value, '$.flavors') f GROUP BY f.value ORDER BY min(f.id))), w.pods "
         "FROM workloads w, json_each(w.podsets) ps LEFT JOIN "
         "json_each(w.admission, '$.podSetAssignments') a ON a.value ->> 'name' = ps.value ->> 'name' "
         "WHERE w.id = CAST(?1 AS INTEGER) ORDER BY ps.key";
@@ -181,7 +181,7 @@ int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn,
     if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     bind_params(c.stmt, id, 0, 1);
-    return gq__store_each_row(st, &c, "workloads:#......I", false, 0, podset_row, &w, err);
+    return gq__store_each_row(st, &c, "workloads:#.......I", false, 0, podset_row, &w, err);
 }
 
 /* -------------------------------------------------------------- what's due */

@@ -76,7 +76,9 @@ struct gq_run_podset {
     int64_t count;        /* its pods: the admission's count, else the spec's; 1 without */
     int64_t gpus;         /* GPUs per pod (the sum of its .../gpu requests); 0 without */
     const char *flavor;   /* the flavor assigned its GPUs, or NULL */
-    const char *selector; /* "k=v" lines: its nodeSelector and its flavors' nodeLabels; NULL */
+    const char *node_selector; /* its template's nodeSelector as "k=v" lines; NULL */
+    const char *flavors;  /* its assigned flavors, each once, in assignment order, a line
+                             each; NULL */
     int64_t pods;         /* the workload's pods (workloads.pods) */
 };
 typedef int (*gq__run_podset_fn)(const struct gq_run_podset *ps, void *payload);
