@@ -52,7 +52,7 @@ static int each_row(struct gq_store *st, struct gq__cursor *c, const char *shape
     return gq__store_each_row(st, c, shape, typed, 0, row_shim, &w, err);
 }
 
-/* Column i of a typed read as text: NULL for an integer, as gq__store_query_typed gives it. */
+/* Column i of a typed read as text: NULL for an integer (its value comes through col_int). */
 static const char *col_typed_text(sqlite3_stmt *s, int i)
 {
     return sqlite3_column_type(s, i) == SQLITE_INTEGER ? NULL : gq__col_text(s, i);
