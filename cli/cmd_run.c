@@ -28,21 +28,9 @@ struct printer {
 static int print_event(const gq_run_event *e, void *payload)
 {
     const struct printer *p = payload;
-    char buf[1024], *line = buf;
-    size_t n;
 
-    if (p->quiet)
-        return 0;
-    n = gq_event_format(buf, sizeof(buf), e, GQ_EVENT_STYLE_ELAPSED);
-    /* A long message (an admission's many flavors) was cut: format it again, whole. */
-    if (n >= sizeof(buf) && !(line = malloc(n + 1)))
-        line = buf; /* out of memory: the line cut is better than none */
-    else if (line != buf)
-        gq_event_format(line, n + 1, e, GQ_EVENT_STYLE_ELAPSED);
-    puts(line);
-    if (line != buf)
-        free(line);
-    fflush(stdout);
+    if (!p->quiet)
+        gq_event_print(stdout, e, GQ_EVENT_STYLE_ELAPSED);
     return 0;
 }
 

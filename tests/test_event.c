@@ -307,6 +307,28 @@ static void cut(void)
     CHECK_STR(whole, want);
 }
 
+/* gq_event_print: a line longer than any buffer is written whole, with its newline. */
+static void printed_whole(void)
+{
+    char message[5000], *got = NULL;
+    size_t len = 0;
+    gq_event e;
+    FILE *f;
+
+    memset(message, 'm', sizeof(message) - 1);
+    message[sizeof(message) - 1] = '\0';
+    e = log_line(GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, "team-a", "train", "queued", message);
+    f = open_memstream(&got, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(gq_event_print(f, &e, GQ_EVENT_STYLE_TEXT) == 0);
+    fclose(f);
+    CHECK(len == gq_event_format(NULL, 0, &e, GQ_EVENT_STYLE_TEXT) + 1);
+    CHECK(got && len > 1 && got[len - 1] == '\n' && strstr(got, message) != NULL);
+    free(got);
+}
+
 /* ---------------------------------------------------- a real run's events */
 
 static const char queues[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
@@ -420,6 +442,7 @@ int main(void)
     TEST_RUN(text_style);
     TEST_RUN(json_style);
     TEST_RUN(cut);
+    TEST_RUN(printed_whole);
     TEST_RUN(real_run);
     return TEST_DONE();
 }

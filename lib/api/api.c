@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "gpuqueue/tool.h"
 #include "apply.h"
 #include "error.h"
 #include "manifest_load.h"
@@ -298,4 +299,23 @@ int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
     struct apply_ctx c = {db, opts, buf, len, source, false, 0, NULL, 0, 0};
 
     return apply_run(&c, fn, payload, err);
+}
+
+/* ------------------------------------------------------------ event lines */
+
+int gq_event_print(FILE *out, const gq_event *e, gq_event_style style)
+{
+    char buf[1024], *line = buf;
+    size_t n = gq_event_format(buf, sizeof(buf), e, style);
+    int rc;
+
+    /* A long message (an admission's many flavors) was cut: format it again, whole. */
+    if (n >= sizeof(buf) && !(line = malloc(n + 1)))
+        line = buf; /* out of memory: the line cut is better than none */
+    else if (line != buf)
+        gq_event_format(line, n + 1, e, style);
+    rc = fputs(line, out) == EOF || fputc('\n', out) == EOF ? EOF : 0;
+    if (line != buf)
+        free(line);
+    return fflush(out) == EOF ? EOF : rc;
 }

@@ -14,6 +14,8 @@
 #ifndef GPUQUEUE_TOOL_H
 #define GPUQUEUE_TOOL_H
 
+#include <stdio.h>
+
 #include "gpuqueue/common.h"
 #include "gpuqueue/db.h"
 #include "gpuqueue/cluster.h"
@@ -78,6 +80,14 @@ typedef enum gq_event_style {
  */
 GQ_EXTERN size_t gq_event_format(char *buf, size_t size, const gq_event *e,
                                  gq_event_style style);
+
+/**
+ * The same line, whole however long, and a newline, written to out and
+ * flushed (a line that does not fit memory is written cut rather than not
+ * at all).
+ * @return 0, or EOF when writing failed.
+ */
+GQ_EXTERN int gq_event_print(FILE *out, const gq_event *e, gq_event_style style);
 
 /* ------------------------------------------------- a cluster's answers */
 
