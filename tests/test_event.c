@@ -16,6 +16,7 @@
 #include <gpuqueue/tool.h>
 
 #include "event.h"
+#include "queue_fixture.h"
 #include "test.h"
 
 /* Compiles only while the three names are one type. */
@@ -331,27 +332,6 @@ static void printed_whole(void)
 
 /* ---------------------------------------------------- a real run's events */
 
-static const char queues[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ResourceFlavor\n"
-                             "metadata: {name: default-flavor}\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ClusterQueue\n"
-                             "metadata: {name: cq}\n"
-                             "spec:\n"
-                             "  namespaceSelector: {}\n"
-                             "  resourceGroups:\n"
-                             "  - coveredResources: [nvidia.com/gpu]\n"
-                             "    flavors:\n"
-                             "    - name: default-flavor\n"
-                             "      resources:\n"
-                             "      - {name: nvidia.com/gpu, nominalQuota: 1}\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: LocalQueue\n"
-                             "metadata: {name: q, namespace: default}\n"
-                             "spec: {clusterQueue: cq}\n";
-
 struct seen {
     size_t n, admitted, started, finished;
     int bad;
@@ -402,9 +382,7 @@ static void real_run(void)
     CHECKF(gq_db_open(&db, path, NULL, &err) == GQ_OK, "%s", err.msg);
     if (!db)
         goto out;
-    CHECKF(gq_apply_buffer(db, queues, sizeof(queues) - 1, "queues", NULL, NULL, NULL, &err) ==
-               GQ_OK,
-           "%s", err.msg);
+    CHECKF(queue_fixture_apply(db, "default-flavor", 1, &err) == GQ_OK, "%s", err.msg);
     job.queue = "q";
     job.gpus = "1";
     job.duration = "1m";

@@ -39,6 +39,7 @@
 #include "gpuqueue.h"
 #include "store.h"
 #include "store_int.h"
+#include "queue_fixture.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ VFS */
@@ -454,26 +455,6 @@ static void pl_restore(const char *db_path)
 
 #define NJOBS 50
 
-static const char queues[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ResourceFlavor\n"
-                             "metadata: {name: a100}\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ClusterQueue\n"
-                             "metadata: {name: cq}\n"
-                             "spec:\n"
-                             "  namespaceSelector: {}\n"
-                             "  resourceGroups:\n"
-                             "  - coveredResources: [nvidia.com/gpu]\n"
-                             "    flavors:\n"
-                             "    - name: a100\n"
-                             "      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: LocalQueue\n"
-                             "metadata: {name: q, namespace: default}\n"
-                             "spec: {clusterQueue: cq}\n";
-
 static int submit(gq_db *db, const char *name, gq_error *err)
 {
     gq_job_spec job = GQ_JOB_SPEC_INIT;
@@ -565,7 +546,7 @@ static long run(bool normal, long cut_at, struct totals *tot)
     }
     CHECKF(rc == GQ_OK, "open: %s", err.msg);
     if (rc == GQ_OK && !pl.frozen) {
-        rc = gq_apply_buffer(db, queues, strlen(queues), "queues", NULL, NULL, NULL, &err);
+        rc = queue_fixture_apply(db, "a100", 8, &err);
         CHECKF(rc == GQ_OK, "queues: %s", err.msg);
         setup_acked = rc == GQ_OK && !pl.frozen;
     }
@@ -624,8 +605,7 @@ static long run(bool normal, long cut_at, struct totals *tot)
         tot->runs++;
 
         /* The recovered database takes writes again. */
-        CHECKF(gq_apply_buffer(db, queues, strlen(queues), "queues", NULL, NULL, NULL, &err) ==
-                   GQ_OK,
+        CHECKF(queue_fixture_apply(db, "a100", 8, &err) == GQ_OK,
                "%s cut %ld: re-apply: %s", normal ? "NORMAL" : "FULL", cut_at, err.msg);
         CHECKF(submit(db, "pl-after", &err) == GQ_OK, "%s cut %ld: submit after: %s",
                normal ? "NORMAL" : "FULL", cut_at, err.msg);

@@ -24,6 +24,7 @@
 #include "os.h"
 #include "store.h"
 #include "store_int.h"
+#include "queue_fixture.h"
 #include "test.h"
 #include "util.h"
 
@@ -84,27 +85,6 @@ static int64_t query_int(gq_db *db, const char *sql)
     return int_row_value;
 }
 
-static const char queues[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ResourceFlavor\n"
-                             "metadata: {name: default-flavor}\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: ClusterQueue\n"
-                             "metadata: {name: cq}\n"
-                             "spec:\n"
-                             "  namespaceSelector: {}\n"
-                             "  resourceGroups:\n"
-                             "  - coveredResources: [nvidia.com/gpu]\n"
-                             "    flavors:\n"
-                             "    - name: default-flavor\n"
-                             "      resources:\n"
-                             "      - {name: nvidia.com/gpu, nominalQuota: 64}\n"
-                             "---\n"
-                             "apiVersion: kueue.x-k8s.io/v1beta2\n"
-                             "kind: LocalQueue\n"
-                             "metadata: {name: q, namespace: default}\n"
-                             "spec: {clusterQueue: cq}\n";
-
 struct clock_row {
     int64_t virtual_ms;
     double speed;
@@ -139,9 +119,7 @@ static gq_db *fixture(int n)
     if (!db)
         return NULL;
     CHECKF(set_clock(db, T0, 0, 0, &err) == GQ_OK, "%s", err.msg);
-    CHECKF(gq_apply_buffer(db, queues, sizeof(queues) - 1, "queues", NULL, NULL, NULL, &err) ==
-               GQ_OK,
-           "%s", err.msg);
+    CHECKF(queue_fixture_apply(db, "default-flavor", 64, &err) == GQ_OK, "%s", err.msg);
     job.queue = "q";
     job.gpus = "1";
     job.duration = "1m";

@@ -237,6 +237,7 @@ static int walk_item(json_object *o,
         rc = from_job(o, &it, err);
     else
         return GQ_OK; /* nothing gpuq lists */
+    it.wl.state_code = gq__wl_state_public(it.wl.state);
     if (rc == GQ_OK && it.wl.name && selected(f, &it.wl))
         rc = fn(o, &it, payload);
     free(it.name);
@@ -280,11 +281,8 @@ static int call_user(json_object *o, const struct item *it, void *payload)
 {
     const struct user_fn *u = payload;
 
-    gq_workload_info wl = it->wl;
-
     (void)o;
-    wl.state_code = gq__wl_state_public(wl.state);
-    return u->fn(&wl, u->payload);
+    return u->fn(&it->wl, u->payload);
 }
 
 int gq_kube_workloads(const char *json,

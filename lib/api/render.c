@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admit.h" /* gq__grow */
 #include "api.h"
 #include "error.h"
 #include "manifest_print.h"
@@ -121,14 +122,8 @@ static int qstat_row(const gq_object_info *o, void *payload)
     struct qstat *q;
     char *inactive;
 
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-
-        if (!(q = realloc(s->v, cap * sizeof(*q))))
-            return GQ_ENOMEM;
-        s->v = q;
-        s->cap = cap;
-    }
+    if (gq__grow(&s->v, &s->cap, s->n, sizeof(*s->v)) < 0)
+        return GQ_ENOMEM;
     q = &s->v[s->n++];
     q->namespace = gq__strdup(o->namespace);
     q->name = gq__strdup(o->name);

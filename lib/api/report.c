@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sort.h"
+#include "admit.h" /* gq__grow */
 #include "api.h"
 #include "error.h"
 #include "report.h"
@@ -171,7 +172,7 @@ static int add_group(struct gq__report *r, const char *kind, struct keyed *k, si
     struct gq__report_group *g;
     size_t i, n = 0;
 
-    if (!gq__vec_grow((void **)&r->groups.v, &r->groups.cap, r->groups.n, sizeof(*g)))
+    if (gq__grow(&r->groups.v, &r->groups.cap, r->groups.n, sizeof(*g)) < 0)
         return GQ_ENOMEM;
     g = &r->groups.v[r->groups.n++];
     for (i = lo; i < hi; i++)
@@ -328,7 +329,7 @@ static int prov_row(struct gq__report *r, int32_t flavor, int64_t attempt, int64
     struct gq__report_prov *p;
     size_t i, n = 0;
 
-    if (!gq__vec_grow((void **)&r->prov.v, &r->prov.cap, r->prov.n, sizeof(*p)))
+    if (gq__grow(&r->prov.v, &r->prov.cap, r->prov.n, sizeof(*p)) < 0)
         return GQ_ENOMEM;
     p = &r->prov.v[r->prov.n++];
     memset(p, 0, sizeof(*p));

@@ -31,21 +31,15 @@
 #include "gpuqueue/schedule.h"
 
 /*
- * What a scheduling cycle changed, typed: the engine's record carries its
- * kind (gq_schedule_change.kind), so that no backend compares the engine's
- * public strings.
- */
-struct gq__change {
-    gq_change_kind kind;
-    const gq_schedule_change *c; /* the engine's record, borrowed for the call */
-};
-
-/*
  * The side effects a backend makes true in the world. Each backend applies
  * the kinds its world has: the sim backend UNSUSPEND as a store change (the
  * Job's pods run on the simulated nodes), the Kubernetes backend every kind
  * as calls to the API server (UNSUSPEND as one merge patch carrying
- * metadata.resourceVersion).
+ * metadata.resourceVersion). A backend's act applies them one at a time
+ * with its own function: run.c's sim_apply inside the kubelet's write
+ * transaction (so it runs again from the start when the store retries
+ * that transaction), sync_outbox.c's apply outside any
+ * transaction, once per effect read.
  */
 enum gq__effect_kind {
     GQ__EFFECT_UNSUSPEND,      /* release an admitted workload: its Job runs */
@@ -95,16 +89,16 @@ struct gq__backend_ops {
     int (*gate)(void *self, gq_error *err);
 
     /*
-     * One engine change, after the transaction of its cycle committed and
-     * in cycle order; never called again for the same change (gq_schedule's
+     * One engine change (c->kind says what it is), after the transaction
+     * of its cycle committed and in cycle order; never called again for the same change (gq_schedule's
      * contract). It may write through the store; the engine does not see
      * those writes before its next rebuild. Non-zero ends the loop.
      */
-    int (*changed)(void *self, const struct gq__change *c);
+    int (*changed)(void *self, const gq_schedule_change *c);
 
     /*
      * Make true in the world what the store says should be (the effects
-     * above, through apply), after the turn's cycles committed. The store's
+     * above), after the turn's cycles committed. The store's
      * record of an effect is written after the effect is made (the sim: in
      * the same transaction; Kubernetes: in a transaction of its own after
      * the call returned), and reading the store again finds what is still
@@ -113,16 +107,6 @@ struct gq__backend_ops {
      * call to the API server. An error ends the loop.
      */
     int (*act)(void *self, struct gq__turn *t, gq_error *err);
-
-    /*
-     * Apply one effect (called by act; NULL for a backend whose effects
-     * are none of gq__effect_kind's: the provisioner's status patches).
-     * The sim backend calls it inside its act's write transaction, so it
-     * may be called again for the same effect when the store retries that
-     * transaction; the Kubernetes backend outside any transaction, once
-     * per effect read.
-     */
-    int (*apply)(void *self, const struct gq__effect *e, gq_error *err);
 
     /*
      * When the next thing is due (t->due, on the backend's clock; 0:
@@ -140,7 +124,6 @@ struct gq__backend_ops {
 };
 
 struct gq_backend {
-    const char *name;                 /* "sim", "kubernetes", "provisioner" */
     const struct gq__backend_ops *ops;
     void *self;                       /* the backend's state; owned by its entry point */
     bool schedules;                   /* whether the loop runs scheduling cycles */

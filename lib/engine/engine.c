@@ -124,6 +124,18 @@ static int fold_first(struct gq_store *st, gq_error *err)
     return gq__store_journal_rows(st) ? gq__store_journal_fold(st, err) : GQ_OK;
 }
 
+/* gq_schedule_change.what: the word of the state its kind names. */
+static const char *change_word(gq_change_kind kind)
+{
+    static const enum gq_wl_state state[] = {
+        [GQ_CHANGE_PENDING] = GQ_WL_PENDING,         [GQ_CHANGE_RESERVED] = GQ_WL_RESERVED,
+        [GQ_CHANGE_ADMITTED] = GQ_WL_ADMITTED,       [GQ_CHANGE_EVICTED] = GQ_WL_EVICTED,
+        [GQ_CHANGE_DEACTIVATED] = GQ_WL_DEACTIVATED,
+    };
+
+    return gq__wl_state_name(state[kind]);
+}
+
 /* What an admission leaves a workload in: reserved while its checks run, else admitted. */
 static const char *held_state(const struct gq_snap_wl *wl)
 {
@@ -322,22 +334,18 @@ static int keep(struct group *g, uint64_t cycle)
             c.cluster_queue = e->s.cqs[wl->cq].name;
         if (x->kind == GQ_DEC_READY) {
             c.kind = GQ_CHANGE_ADMITTED;
-            c.what = gq__wl_state_name(GQ_WL_ADMITTED);
             c.reason = "Admitted";
             c.message = "every admission check is Ready";
         } else if (x->kind == GQ_DEC_ADMIT) {
             c.kind = wl->state == GQ_WS_RESERVED ? GQ_CHANGE_RESERVED : GQ_CHANGE_ADMITTED;
-            c.what = held_state(wl);
             flavors_text(&e->s, wl, flavors, sizeof(flavors));
             c.flavors = flavors;
         } else {
             c.kind = x->kind == GQ_DEC_EVICT         ? GQ_CHANGE_EVICTED
                      : x->kind == GQ_DEC_DEACTIVATE ? GQ_CHANGE_DEACTIVATED
                                                     : GQ_CHANGE_PENDING;
-            c.what = gq__wl_state_name(x->kind == GQ_DEC_EVICT        ? GQ_WL_EVICTED
-                                       : x->kind == GQ_DEC_DEACTIVATE ? GQ_WL_DEACTIVATED
-                                                                      : GQ_WL_PENDING);
         }
+        c.what = change_word(c.kind);
         if (g->nchanges == g->capchanges) {
             size_t cap = g->capchanges ? g->capchanges * 2 : 256;
             gq_schedule_change *v = realloc(g->changes, cap * sizeof(*v));

@@ -17,7 +17,6 @@
  * even when the stop is already set, as gq_run's did: it looks at the stop
  * only once its turn has begun.
  */
-#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,9 +42,8 @@ static bool stopping(const struct loop *l)
 static int changed(const gq_schedule_change *c, void *payload)
 {
     const struct gq_backend *b = ((struct loop *)payload)->b;
-    struct gq__change x = {c->kind, c};
 
-    return b->ops->changed(b->self, &x);
+    return b->ops->changed(b->self, c);
 }
 
 /*
@@ -74,8 +72,7 @@ static void sleep_ms(int64_t ms)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
 
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        return; /* a signal: let the loop look at its stop flag */
+    nanosleep(&ts, NULL); /* a signal ends it early: the loop looks at its stop flag */
 }
 
 /*

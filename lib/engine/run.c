@@ -248,8 +248,7 @@ static int submit(struct runner *r, struct pr_row *p, gq_error *err)
     return GQ_OK;
 }
 
-static const char *const state_names[] = {"Accepted", "Provisioned", "Failed", "BookingExpired",
-                                          "CapacityRevoked"};
+/* A request's state (enum gq_sim_state) as the event that tells of it. */
 static const gq_event_what state_whats[] = {GQ_EVENT_WHAT_ACCEPTED, GQ_EVENT_WHAT_PROVISIONED,
                                             GQ_EVENT_WHAT_FAILED, GQ_EVENT_WHAT_BOOKING_EXPIRED,
                                             GQ_EVENT_WHAT_CAPACITY_REVOKED};
@@ -280,16 +279,17 @@ static int publish(struct runner *r, const struct pr_row *p, gq_error *err)
     if ((rc = gq__store_provreq_status(r->st, p->id, status, record, err)) != GQ_OK)
         goto out;
     if (before != (int)q->state || (q->holds && !holds && q->state == GQ_SIM_ACCEPTED)) {
-        bool found = before == (int)q->state;
-        const char *what = found ? "CapacityFound" : state_names[q->state];
+        gq_event_what what = before == (int)q->state ? GQ_EVENT_WHAT_CAPACITY_FOUND
+                                                     : state_whats[q->state];
 
         if ((rc = gq__store_event(r->st, "ProvisioningRequest", p->ns, p->name, p->uid,
                                   q->state == GQ_SIM_ACCEPTED || q->state == GQ_SIM_PROVISIONED
                                       ? "Normal"
                                       : "Warning",
-                                  what, q->message, NULL, NULL, r->now, err)) == GQ_OK)
-            rc = event(r, GQ_EVENT_KIND_PROVISIONING_REQUEST, p->ns, p->name, NULL,
-                       found ? GQ_EVENT_WHAT_CAPACITY_FOUND : state_whats[q->state], q->message);
+                                  gq__event_what_word(what), q->message, NULL, NULL, r->now,
+                                  err)) == GQ_OK)
+            rc = event(r, GQ_EVENT_KIND_PROVISIONING_REQUEST, p->ns, p->name, NULL, what,
+                       q->message);
     }
 out:
     free(status);
@@ -471,7 +471,7 @@ static const struct gq_flavor *flavor_named(const struct runner *r, const char *
  */
 static int pod_pool(const struct runner *r, const struct gq_run_podset *ps)
 {
-    const struct gq_flavor *fls[8];
+    const struct gq_flavor **fls;
     struct gq_release_podset in;
     struct gq_released rel;
     struct gq_kvs sel;
@@ -482,7 +482,10 @@ static int pod_pool(const struct runner *r, const struct gq_run_podset *ps)
     for (i = 0; i < r->ndws; i++)
         if (r->dws[i].workload == ps->workload)
             return r->dws[i].pool;
-    for (line = ps->flavors; line && *line && nfls < 8;) {
+    /* The assigned flavors, each once: at most every flavor the run knows. */
+    if (!(fls = calloc(r->nfl + 1, sizeof(*fls))))
+        return -2;
+    for (line = ps->flavors; line && *line && nfls < r->nfl;) {
         const char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
 
@@ -490,20 +493,18 @@ static int pod_pool(const struct runner *r, const struct gq_run_podset *ps)
             nfls++;
         line += n + (nl != NULL);
     }
-    if (kvs_from_lines(&sel, ps->node_selector) < 0) {
-        gq__kvs_clear(&sel);
-        return -2;
-    }
     in = (struct gq_release_podset){ps->name ? ps->name : "", fls, nfls, NULL, NULL, &sel, NULL, 0};
-    if (gq__release(&rel, &in, NULL, 0) < 0) {
-        gq__kvs_clear(&sel);
-        return -2;
+    if (kvs_from_lines(&sel, ps->node_selector) < 0 || gq__release(&rel, &in, NULL, 0) < 0) {
+        pool = -2;
+    } else {
+        for (i = 0; pool < 0 && i < r->sim.npools; i++)
+            if (r->sim.pools[i].autoscaling &&
+                gq__sim_selects(&r->sim.pools[i], &rel.node_selector))
+                pool = (int)i;
+        gq__released_clear(&rel);
     }
-    for (i = 0; pool < 0 && i < r->sim.npools; i++)
-        if (r->sim.pools[i].autoscaling && gq__sim_selects(&r->sim.pools[i], &rel.node_selector))
-            pool = (int)i;
-    gq__released_clear(&rel);
     gq__kvs_clear(&sel);
+    free(fls);
     return pool;
 }
 
@@ -620,23 +621,19 @@ static bool unending(const struct runner *r, int64_t duration_ms, char *msg, siz
 }
 
 /*
- * The backend's apply (backend.h): in the simulated cluster an effect is a
- * store change, made inside the kubelet's write transaction (and made again
- * from the start when the store retries it). Unsuspending is the only
- * effect this world has: the Job's pods have their places, so it runs.
+ * An effect in the simulated cluster (backend.h): a store change, made
+ * inside the kubelet's write transaction (and made again from the start
+ * when the store retries it). Unsuspending is the only effect this world
+ * has: the Job's pods have their places, so it runs.
  */
-static int sim_apply(void *self, const struct gq__effect *e, gq_error *err)
+static int sim_apply(struct runner *r, const struct gq__effect *e, gq_error *err)
 {
-    struct runner *r = self;
     const struct wl_row *w = e->row;
     struct gq_started s = {e->workload, e->ns, e->name, e->uid, "Job unsuspended: pods running"};
     char msg[160];
     bool endless;
     int rc;
 
-    if (e->kind != GQ__EFFECT_UNSUSPEND)
-        return gq__error(err, GQ_EUNSUPPORTED, "the simulated cluster has no effect %d",
-                         (int)e->kind);
     endless = unending(r, w->duration_ms, msg, sizeof(msg));
     if ((rc = gq__store_start(r->st, &s, r->now, err)) == GQ_OK && endless)
         rc = gq__store_event(r->st, "Workload", e->ns, e->name, e->uid, "Warning",
@@ -907,12 +904,11 @@ static int books_txn(struct gq_store *st, void *payload, gq_error *err)
 
 /* ------------------------------------------------------------- the backend */
 
-static int sim_changed(void *self, const struct gq__change *x)
+static int sim_changed(void *self, const gq_schedule_change *c)
 {
     struct runner *r = self;
-    const gq_schedule_change *c = x->c;
 
-    switch (x->kind) {
+    switch (c->kind) {
     case GQ_CHANGE_PENDING:
         return 0; /* a reason reworded is not a transition */
     case GQ_CHANGE_EVICTED:
@@ -927,7 +923,7 @@ static int sim_changed(void *self, const struct gq__change *x)
         break;
     }
     if (event(r, GQ_EVENT_KIND_WORKLOAD, c->namespace, c->name, c->job_name,
-              gq__event_what_of_change(x->kind), c->flavors ? c->flavors : c->message) != GQ_OK)
+              gq__event_what_of_change(c->kind), c->flavors ? c->flavors : c->message) != GQ_OK)
         return GQ_ENOMEM;
     return flush(r);
 }
@@ -993,12 +989,12 @@ static int sim_tick(void *self, int64_t now, gq_error *err)
 }
 
 static const struct gq__backend_ops sim_ops = {
-    sim_observe, NULL, sim_changed, sim_act, sim_apply, sim_next, sim_tick,
+    sim_observe, NULL, sim_changed, sim_act, sim_next, sim_tick,
 };
 
 static int loop(struct runner *r, gq_error *err)
 {
-    struct gq_backend b = {"sim", &sim_ops, r, true, 0, true};
+    struct gq_backend b = {&sim_ops, r, true, 0, true};
     struct gq__loop_clock c = {r->st, &r->now, r->o.speed,
                                r->o.for_ms ? r->stats->start_ms + r->o.for_ms : 0,
                                r->o.until_idle};

@@ -749,12 +749,12 @@ static int prov_act(void *self, struct gq__turn *t, gq_error *err)
 }
 
 static const struct gq__backend_ops prov_ops = {
-    prov_observe, NULL, NULL, prov_act, NULL, NULL, NULL,
+    prov_observe, NULL, NULL, prov_act, NULL, NULL,
 };
 
 static int loop(struct prov *p, gq_error *err)
 {
-    struct gq_backend b = {"provisioner", &prov_ops, p, false, 0, false};
+    struct gq_backend b = {&prov_ops, p, false, 0, false};
 
     return gq__loop_run(NULL, &b, NULL, p->o.stop, err);
 }

@@ -2,11 +2,10 @@
  * sync.c: cluster mode (gq_cluster_run; the shape is in sync.h): the
  * Kubernetes backend of the one loop (loop.c, backend.h). Its observe is
  * the informers' poll and the Lease, its gate the Lease's renew deadline,
- * its act the outbox (sync_outbox.c), whose effects gq__sync_apply makes
- * with calls to the API server. The
- * ProvisioningRequests gpuq owns are watched here too: their status lands
- * in provisioning_requests.status, where the engine's check sync reads it
- * exactly as it reads the simulated cluster's.
+ * its act the outbox (sync_outbox.c), which makes each effect with calls
+ * to the API server. The ProvisioningRequests gpuq owns are watched here
+ * too: their status lands in provisioning_requests.status, where the
+ * engine's check sync reads it exactly as it reads the simulated cluster's.
  */
 #include <stddef.h>
 #include <stdarg.h>
@@ -280,14 +279,13 @@ static bool all_synced(struct gq_sync *s)
 
 /* -------------------------------------------------------------- the loop */
 
-static int kube_changed(void *self, const struct gq__change *x)
+static int kube_changed(void *self, const gq_schedule_change *c)
 {
     struct gq_sync *s = self;
-    const gq_schedule_change *c = x->c;
 
-    if (x->kind != GQ_CHANGE_PENDING)
+    if (c->kind != GQ_CHANGE_PENDING)
         gq__sync_log_transition(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, c->namespace,
-                                c->job_name, gq__event_what_of_change(x->kind), "%s%s%s",
+                                c->job_name, gq__event_what_of_change(c->kind), "%s%s%s",
                                 c->cluster_queue ? c->cluster_queue : "",
                                 c->flavors ? " " : (c->message && c->cluster_queue ? ": " : ""),
                                 c->flavors ? c->flavors : (c->message ? c->message : ""));
@@ -416,12 +414,12 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
 }
 
 static const struct gq__backend_ops kube_ops = {
-    kube_observe, kube_gate, kube_changed, kube_act, gq__sync_apply, NULL, NULL,
+    kube_observe, kube_gate, kube_changed, kube_act, NULL, NULL,
 };
 
 static int loop(struct gq_sync *s, gq_error *err)
 {
-    struct gq_backend b = {"kubernetes", &kube_ops, s, true, CYCLES_PER_TURN, false};
+    struct gq_backend b = {&kube_ops, s, true, CYCLES_PER_TURN, false};
 
     return gq__loop_run(s->db, &b, NULL, s->o.stop, err);
 }

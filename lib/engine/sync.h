@@ -124,18 +124,8 @@ int gq__sync_objects_event(const char *type, json_object *obj, void *payload);
 /* Observe one Job object (inside the caller's write transaction). */
 int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err);
 
-/* Step 3: every side effect the database asks for, each through gq__sync_apply. */
+/* Step 3: every side effect the database asks for, each applied as calls to the API server. */
 int gq__sync_outbox(struct gq_sync *s, gq_error *err);
-
-struct gq__effect;
-
-/*
- * The Kubernetes backend's apply (backend.h; self: the struct gq_sync):
- * one effect the outbox read, as calls to the API server, its result
- * recorded in a transaction of its own after the call returned. e->row is
- * the struct gq__outbox_item it was read from.
- */
-int gq__sync_apply(void *self, const struct gq__effect *e, gq_error *err);
 
 /* Step 4: try to take or renew the Lease when due; s->leader tells the result. */
 int gq__sync_lease(struct gq_sync *s, gq_error *err);

@@ -1119,9 +1119,13 @@ static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_
 
 /* ------------------------------------------------------------- the outbox */
 
-int gq__sync_apply(void *self, const struct gq__effect *e, gq_error *err)
+/*
+ * One effect the outbox read (backend.h), as calls to the API server, its
+ * result recorded in a transaction of its own after the call returned.
+ * e->row is the struct gq__outbox_item it was read from.
+ */
+static int apply(struct gq_sync *s, const struct gq__effect *e, gq_error *err)
 {
-    struct gq_sync *s = self;
     const struct gq__outbox_item *it = e->row;
 
     switch (e->kind) {
@@ -1159,7 +1163,7 @@ static int each(struct gq_sync *s, const struct items_read *q, enum gq__effect_k
         const struct gq__outbox_item *it = &items.v[i];
         struct gq__effect e = {kind, it->id, it->ns, it->name, it->job, it->uid, it};
 
-        rc = gq__sync_apply(s, &e, err);
+        rc = apply(s, &e, err);
     }
     gq__outbox_items_free(&items);
     if (rc == GQ_EK8S || rc == GQ_ENOTFOUND || rc == GQ_ECONFLICT) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admit.h" /* gq__grow */
 #include "error.h"
 #include "state.h"
 #include "store_int.h"
@@ -24,21 +25,6 @@
 #include "util.h"
 
 /* ------------------------------------------- the arrays and their names */
-
-bool gq__vec_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    size_t ncap;
-    void *p;
-
-    if (n < *cap)
-        return true;
-    ncap = *cap ? *cap * 2 : 64;
-    if (!(p = realloc(*v, ncap * size)))
-        return false;
-    *v = p;
-    *cap = ncap;
-    return true;
-}
 
 static uint64_t fnv(const char *s)
 {
@@ -79,7 +65,7 @@ int32_t gq__names_intern(struct gq__names *nm, const char *s)
     for (k = fnv(s) & (nm->nslots - 1); nm->slots[k]; k = (k + 1) & (nm->nslots - 1))
         if (strcmp(nm->v[nm->slots[k] - 1], s) == 0)
             return nm->slots[k] - 1;
-    if (!gq__vec_grow((void **)&nm->v, &nm->cap, nm->n, sizeof(char *)) ||
+    if (gq__grow(&nm->v, &nm->cap, nm->n, sizeof(char *)) < 0 ||
         !(copy = gq__strdup(s)))
         return -1;
     nm->v[nm->n] = copy;
@@ -229,7 +215,7 @@ static int jobs(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
             rc = GQ_EIO;
             break;
         }
-        if (!gq__vec_grow((void **)&raw->jobs.v, &raw->jobs.cap, raw->jobs.n, sizeof(*j))) {
+        if (gq__grow(&raw->jobs.v, &raw->jobs.cap, raw->jobs.n, sizeof(*j)) < 0) {
             rc = GQ_ENOMEM;
             break;
         }
@@ -255,8 +241,8 @@ static bool add_span(struct gq__report_raw *raw, bool node, int64_t from, int64_
 {
     struct gq__report_span *sp;
 
-    if (node ? !gq__vec_grow((void **)&raw->nodes.v, &raw->nodes.cap, raw->nodes.n, sizeof(*sp))
-             : !gq__vec_grow((void **)&raw->pods.v, &raw->pods.cap, raw->pods.n, sizeof(*sp)))
+    if (node ? gq__grow(&raw->nodes.v, &raw->nodes.cap, raw->nodes.n, sizeof(*sp)) < 0
+             : gq__grow(&raw->pods.v, &raw->pods.cap, raw->pods.n, sizeof(*sp)) < 0)
         return false;
     sp = node ? &raw->nodes.v[raw->nodes.n++] : &raw->pods.v[raw->pods.n++];
     sp->from = from;
@@ -299,8 +285,8 @@ static bool pod_row(sqlite3_stmt *stmt, struct gq__report_raw *raw)
     int64_t ended = by(raw, col_time(stmt, 2));
 
     if (created >= raw->since && started >= 0) {
-        if (!gq__vec_grow((void **)&raw->pod_waits.v, &raw->pod_waits.cap, raw->pod_waits.n,
-                          sizeof(int64_t)))
+        if (gq__grow(&raw->pod_waits.v, &raw->pod_waits.cap, raw->pod_waits.n,
+                          sizeof(int64_t)) < 0)
             return false;
         raw->pod_waits.v[raw->pod_waits.n++] = started - created;
     } else if (created >= raw->since && ended < 0) {
@@ -373,8 +359,8 @@ static int provreqs(struct gq_store *st, struct gq__report_raw *raw, gq_error *e
             rc = GQ_EIO;
             break;
         }
-        if (!gq__vec_grow((void **)&raw->provreqs.v, &raw->provreqs.cap, raw->provreqs.n,
-                          sizeof(*p))) {
+        if (gq__grow(&raw->provreqs.v, &raw->provreqs.cap, raw->provreqs.n,
+                          sizeof(*p)) < 0) {
             rc = GQ_ENOMEM;
             break;
         }

@@ -72,9 +72,6 @@ struct gq__report_raw {
     size_t nodes_total;                      /* rows in sim_nodes, any time */
 };
 
-/* Grow a GQ__VEC to hold one more; false on out of memory. */
-bool gq__vec_grow(void **v, size_t *cap, size_t n, size_t size);
-
 /*
  * Read the window's records. since/until 0 mean the first and last record.
  * GQ_EIO from the database, GQ_ENOMEM.
