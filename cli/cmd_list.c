@@ -3,7 +3,7 @@
  *
  * Workloads: NAME, JOB TYPE, JOB NAME, LOCALQUEUE, CLUSTERQUEUE, STATUS,
  * POSITION IN QUEUE, EXEC TIME, AGE (NAMESPACE first with -A; -o wide adds
- * PRIORITY, PODS, GPUS and REASON). Queue objects have their own tables
+ * PRIORITY, PODS, GPUS, POD SETS, POSITION IN CLUSTERQUEUE and REASON). Queue objects have their own tables
  * below; so do the ProvisioningRequests (GKE's CRD columns) and PodTemplates
  * (kubectl's) gpuq created, which also take a NAME. -o json|yaml renders
  * Kubernetes-style objects, -o name one "resource.group/name" per line.
@@ -25,7 +25,7 @@
 #include "table.h"
 #include "term.h"
 
-#define MAX_COLS 16
+#define MAX_COLS 18
 
 struct lister {
     const struct global *g;
@@ -131,7 +131,7 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     struct lister *l = payload;
     char kind[32], pos[INT_TEXT_SIZE], exec[HUMAN_DURATION_SIZE], agebuf[HUMAN_DURATION_SIZE];
     char prio[INT_TEXT_SIZE], pods[INT_TEXT_SIZE], gpus[INT_TEXT_SIZE], cqpos[INT_TEXT_SIZE];
-    const char *cells[14];
+    const char *cells[15];
     int64_t end;
 
     if (l->names_only) {
@@ -163,12 +163,13 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[9] = prio;
     cells[10] = pods;
     cells[11] = gpus;
+    cells[12] = wl->podsets ? wl->podsets : "";
     cqpos[0] = '\0';
     if (wl->position_cq >= 0)
         int_text(cqpos, wl->position_cq);
-    cells[12] = cqpos;
-    cells[13] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
-    return add_row(l, wl->namespace, cells, 14);
+    cells[13] = cqpos;
+    cells[14] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
+    return add_row(l, wl->namespace, cells, 15);
 }
 
 /* Cluster mode without gpuqd: a Job read as its workload (gq_kube_workloads). */
@@ -387,14 +388,14 @@ static struct table *workload_table(bool wide, bool all_ns)
                                        "LOCALQUEUE", "CLUSTERQUEUE", "STATUS",
                                        "POSITION IN QUEUE", "EXEC TIME", "AGE",
                                        "PRIORITY",  "PODS",     "GPUS",
-                                       "POSITION IN CLUSTERQUEUE", "REASON"};
-    struct table *t = columns_table(cols, wide ? 14 : 9, all_ns);
+                                       "POD SETS", "POSITION IN CLUSTERQUEUE", "REASON"};
+    struct table *t = columns_table(cols, wide ? 15 : 9, all_ns);
 
     if (!t)
         return NULL;
     table_set_truncatable(t, all_ns + 2, true); /* JOB NAME */
     if (wide)
-        table_set_truncatable(t, all_ns + 13, true);
+        table_set_truncatable(t, all_ns + 14, true);
     table_set_color(t, all_ns + 5, status_color);
     return t;
 }

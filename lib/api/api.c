@@ -240,7 +240,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
 static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct apply_ctx *c = payload;
-    struct gq_decode_options dopts = {c->opts->default_namespace};
+    struct gq_decode_options dopts = {c->opts->default_namespace, NULL};
     int rc;
 
     (void)st;

@@ -178,6 +178,8 @@ static int wl_row(const struct gq_wl_row *r, void *payload)
     wl.requeue_ms = r->requeue_ms;
     wl.started_ms = r->started_ms;
     wl.reserved_ms = r->reserved_ms;
+    wl.podsets = r->podset_counts;
+    wl.job_api_version = r->job_api_version;
     {
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,

@@ -186,6 +186,7 @@ static void workload_clear(struct gq_workload *wl)
     size_t i, j;
 
     free(wl->job_kind);
+    free(wl->job_api_version);
     free(wl->job_name);
     free(wl->queue);
     free(wl->priority_class);

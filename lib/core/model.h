@@ -253,7 +253,9 @@ struct gq_podset_assignment {
 
 /* A Job or a Kueue Workload, as gpuq's workload record is built from it. */
 struct gq_workload {
-    char *job_kind;                  /* "Job" or "Workload" */
+    char *job_kind;                  /* "Job", "Workload" or a Kind of the integration table */
+    char *job_api_version;           /* a table kind's apiVersion as written ("ray.io/v1");
+                                        NULL for a Job (batch/v1) or a Workload */
     char *job_name;                  /* the Job's name (or the Workload's) */
     char *queue;                     /* LocalQueue name; NULL when unlabelled */
     char *priority_class;            /* WorkloadPriorityClass name, may be NULL */

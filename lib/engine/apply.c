@@ -10,6 +10,7 @@
  * job must be new. `apply` mirrors Kueue: a Job for a missing LocalQueue is
  * accepted and waits, with Kueue's reason, until the queue appears.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,9 +119,32 @@ static int resolve_name(struct gq_object *obj, gq_error *err)
     return GQ_OK;
 }
 
-static const char *resource_of(const struct gq_object *obj)
+/* kubectl's word for the object: "job.batch", "jobset.jobset.x-k8s.io", ... */
+static const char *resource_of(const struct gq_object *obj, char *buf, size_t size)
 {
-    return obj->kind == GQ_KIND_JOB ? "job.batch" : "workload.kueue.x-k8s.io";
+    const char *av = obj->u.wl.job_api_version, *slash;
+    size_t i, n;
+
+    if (obj->kind != GQ_KIND_JOB)
+        return "workload.kueue.x-k8s.io";
+    if (!av || !(slash = strchr(av, '/')))
+        return "job.batch";
+    n = strlen(obj->u.wl.job_kind);
+    for (i = 0; i < n && i + 1 < size; i++)
+        buf[i] = (char)tolower((unsigned char)obj->u.wl.job_kind[i]);
+    snprintf(buf + i, size - i, ".%.*s", (int)(slash - av), av);
+    return buf;
+}
+
+/* The API group of a job's kind, for Kueue's workload name. */
+static void group_of(const struct gq_workload *wl, char *buf, size_t size)
+{
+    const char *av = wl->job_api_version, *slash;
+
+    if (!av || !(slash = strchr(av, '/')))
+        snprintf(buf, size, "batch");
+    else
+        snprintf(buf, size, "%.*s", (int)(slash - av), av);
 }
 
 /*
@@ -132,7 +156,7 @@ static const char *resource_of(const struct gq_object *obj)
 static int prepare_workload(struct gq_object *obj, gq_error *err)
 {
     struct gq_workload *wl = &obj->u.wl;
-    char uid[37];
+    char uid[37], group[256];
     int rc;
 
     if ((rc = resolve_name(obj, err)) != GQ_OK)
@@ -143,8 +167,9 @@ static int prepare_workload(struct gq_object *obj, gq_error *err)
         if (!(obj->meta.uid = strdup(uid)))
             return gq__error(err, GQ_ENOMEM, "out of memory");
     }
+    group_of(wl, group, sizeof(group));
     wl->name = obj->kind == GQ_KIND_JOB
-                   ? gq__workload_name("Job", "batch", wl->job_name, obj->meta.uid)
+                   ? gq__workload_name(wl->job_kind, group, wl->job_name, obj->meta.uid)
                    : gq__strdup(obj->meta.name);
     if (!wl->name)
         return gq__error(err, GQ_ENOMEM, "out of memory");
@@ -170,10 +195,11 @@ static int tell(const struct reporter *rep, const struct gq_object *obj, const c
                 gq_apply_result what, const char *note, gq_error *err)
 {
     gq_apply_item item;
+    char buf[300];
 
     if (!rep->fn)
         return GQ_OK;
-    item.resource = resource_of(obj);
+    item.resource = resource_of(obj, buf, sizeof(buf));
     item.namespace = obj->meta.namespace;
     item.name = obj->u.wl.job_name;
     item.workload = workload;

@@ -644,9 +644,41 @@ required_string(struct gq__mf_ctx *c, json_object *root, const char *key, const 
     return GQ_OK;
 }
 
+/*
+ * A kind of the integration table: decoded as a job by its row. A version
+ * the row does not name is an error, not a skip: the document is clearly a
+ * job meant for the queue, in a form gpuq cannot read.
+ */
+static int identify_integration(struct gq__mf_ctx *c, const struct gq_integration *row,
+                                const char *api_version, const char *version,
+                                const struct gq__mf_kind **out)
+{
+    static const struct gq__mf_kind integrated = {
+        GQ_KIND_JOB, "", "", GQ_MF_ANY, GQ_MF_NAMESPACED, "spec", NULL, NULL, NULL, NULL,
+        gq__mf_decode_integration};
+    char reads[96] = "";
+    size_t i;
+
+    if (row->refused)
+        return gq__error(c->err, GQ_EUNSUPPORTED, "kind %s (%s) is not queued by gpuq: %s",
+                         row->kind, api_version, row->refused);
+    if (!gq__integration_accepts(row, version)) {
+        for (i = 0; i < GQ_INTEG_MAX_VERSIONS && row->versions[i]; i++)
+            snprintf(reads + strlen(reads), sizeof(reads) - strlen(reads), "%s%s/%s",
+                     i ? ", " : "", row->group, row->versions[i]);
+        return gq__error(c->err, GQ_EINVALID,
+                         "apiVersion: invalid value \"%s\": gpuq reads %s as %s", api_version,
+                         row->kind, reads);
+    }
+    c->version = GQ_MF_V1;
+    *out = &integrated;
+    return GQ_OK;
+}
+
 /* Find the kind gpuq models for apiVersion and kind, and the document's version. */
 static int identify(struct gq__mf_ctx *c,
                     json_object *root,
+                    const struct gq_integrations *integrations,
                     const struct gq__mf_kind **out,
                     const char **api_version)
 {
@@ -667,6 +699,8 @@ static int identify(struct gq__mf_ctx *c,
     memcpy(group, *api_version, glen);
     group[glen] = '\0';
     k = gq__mf_kind_find(group, kind);
+    if (!k && (c->integ = gq__integration_find(group, kind, integrations)) != NULL)
+        return identify_integration(c, c->integ, *api_version, version, out);
     if (!k)
         return gq__error(c->err, GQ_EUNSUPPORTED, "kind %s (%s) is not modelled by gpuq", kind,
                          *api_version);
@@ -720,12 +754,13 @@ int gq__manifest_decode(struct gq_object *obj,
 
     GQ_ASSERT_ARG(obj && root);
     c.version = 0;
+    c.integ = NULL;
     c.err = err;
     c.len = 0;
     c.path[0] = '\0';
     if (!json_object_is_type(root, json_type_object))
         return gq__error(err, GQ_EINVALID, "a document must be a mapping");
-    if ((rc = identify(&c, root, &k, &api_version)) != GQ_OK)
+    if ((rc = identify(&c, root, opts ? opts->integrations : NULL, &k, &api_version)) != GQ_OK)
         return rc;
     obj->kind = k->kind;
     if (!(obj->meta.api_version = strdup(api_version)))

@@ -127,9 +127,12 @@ struct gq__mf_kind {
     int (*decode)(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
 };
 
+struct gq_integration;
+
 /* Decoding state: the document's version, the error, and the current field path. */
 struct gq__mf_ctx {
     unsigned version; /* one GQ_MF_V* bit */
+    const struct gq_integration *integ; /* the row of a kind of the integration table */
     gq_error *err;
     size_t len;     /* strlen(path) */
     char path[384]; /* "spec.resourceGroups[0].flavors[1]", cut short if longer */
@@ -214,6 +217,12 @@ int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_selector(struct gq__mf_ctx *c, json_object *v, char **out);
 int gq__mf_check_param_value(const char *s, gq_error *err);
 int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+/* A kind of the integration table (c->integ), manifest_integration.c. */
+int gq__mf_decode_integration(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+/* The parts every kind of job shares (manifest_workload.c). */
+int gq__mf_job_meta(struct gq__mf_ctx *c, const char *kind, struct gq_object *obj);
+int gq__mf_job_finish(struct gq__mf_ctx *c, struct gq_object *obj);
+int gq__mf_pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podset *ps);
 int gq__mf_decode_workload(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
 
 /* Encoding a table's fields into out, and the custom workload encoder. */

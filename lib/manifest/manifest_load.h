@@ -7,6 +7,7 @@
 #define GQ_MANIFEST_LOAD_H
 
 #include "gpuqueue/common.h"
+#include "integration.h"
 #include "model.h"
 
 struct gq_decode_options {
@@ -16,6 +17,8 @@ struct gq_decode_options {
      * another one is refused, as kubectl refuses it.
      */
     const char *default_namespace;
+    /* The user's rows of the integration table (Integration objects); NULL: none. */
+    const struct gq_integrations *integrations;
 };
 
 /* Where a document came from, for messages. */

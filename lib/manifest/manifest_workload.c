@@ -346,7 +346,7 @@ static int pod_match(struct gq__mf_ctx *c, json_object *pspec, struct gq_podset 
 }
 
 /* A pod template: its requests, and the template itself as canonical JSON. */
-static int pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podset *ps)
+int gq__mf_pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podset *ps)
 {
     json_object *pspec;
     const char *text;
@@ -425,6 +425,8 @@ static int check_totals(struct gq__mf_ctx *c, const struct gq_workload *wl)
 }
 
 /* ------------------------------------------------------------------ Job */
+
+static int podsets_unique(struct gq__mf_ctx *c, const struct gq_workload *wl);
 
 static const char *kvs_find(const struct gq_kvs *m, const char *key)
 {
@@ -523,7 +525,7 @@ static int job_spec(struct gq__mf_ctx *c, json_object *spec, struct gq_workload 
         gq__mf_pop(c, mark);
     }
     mark = gq__mf_push(c, "template");
-    if ((rc = pod_template(c, gq__mf_get(spec, "template"), ps)) != GQ_OK)
+    if ((rc = gq__mf_pod_template(c, gq__mf_get(spec, "template"), ps)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
     return GQ_OK;
@@ -556,6 +558,33 @@ static int job_admission(struct gq__mf_ctx *c, const struct gq_meta *m, struct g
     return rc;
 }
 
+/* What every kind of job takes from its metadata: its kind, name, queue and priority class. */
+int gq__mf_job_meta(struct gq__mf_ctx *c, const char *kind, struct gq_object *obj)
+{
+    struct gq_workload *wl = &obj->u.wl;
+    int rc;
+
+    wl->active = true;
+    if (!(wl->job_kind = strdup(kind)))
+        return gq__mf_nomem(c);
+    if ((rc = dup_or_null(c, obj->meta.name, &wl->job_name)) != GQ_OK ||
+        (rc = dup_or_null(c, kvs_find(&obj->meta.labels, QUEUE_LABEL), &wl->queue)) != GQ_OK ||
+        (rc = dup_or_null(c, kvs_find(&obj->meta.labels, PRIORITY_LABEL), &wl->priority_class)))
+        return rc;
+    return GQ_OK;
+}
+
+/* What every kind of job checks once its pod sets are read; its gpuq annotations. */
+int gq__mf_job_finish(struct gq__mf_ctx *c, struct gq_object *obj)
+{
+    int rc;
+
+    if ((rc = podsets_unique(c, &obj->u.wl)) != GQ_OK || (rc = check_totals(c, &obj->u.wl)) ||
+        (rc = run_duration(c, &obj->meta, &obj->u.wl)) != GQ_OK)
+        return rc;
+    return job_admission(c, &obj->meta, &obj->u.wl);
+}
+
 int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj)
 {
     struct gq_workload *wl = &obj->u.wl;
@@ -563,16 +592,13 @@ int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object 
     size_t mark;
     int rc;
 
-    wl->active = true;
-    if (!(wl->job_kind = strdup("Job")) || !(wl->podsets = calloc(1, sizeof(*wl->podsets))))
+    if ((rc = gq__mf_job_meta(c, "Job", obj)) != GQ_OK)
+        return rc;
+    if (!(wl->podsets = calloc(1, sizeof(*wl->podsets))))
         return gq__mf_nomem(c);
     wl->npodsets = 1;
     if (!(wl->podsets[0].name = strdup("main")))
         return gq__mf_nomem(c);
-    if ((rc = dup_or_null(c, obj->meta.name, &wl->job_name)) != GQ_OK ||
-        (rc = dup_or_null(c, kvs_find(&obj->meta.labels, QUEUE_LABEL), &wl->queue)) != GQ_OK ||
-        (rc = dup_or_null(c, kvs_find(&obj->meta.labels, PRIORITY_LABEL), &wl->priority_class)))
-        return rc;
     mark = gq__mf_push(c, "spec");
     if (!spec)
         return gq__mf_required(c);
@@ -611,7 +637,7 @@ static int podset(struct gq__mf_ctx *c, json_object *v, struct gq_podset *ps)
         return gq__mf_fail(c, "must be less than or equal to count (%d)", (int)ps->count);
     }
     mark = gq__mf_push(c, "template");
-    if ((rc = pod_template(c, gq__mf_get(v, "template"), ps)) != GQ_OK)
+    if ((rc = gq__mf_pod_template(c, gq__mf_get(v, "template"), ps)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);
     return GQ_OK;

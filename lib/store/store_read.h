@@ -249,6 +249,8 @@ struct gq_wl_row {
     int64_t priority, pods, gpus;
     int64_t created_ms;
     int64_t requeue_ms, admitted_ms, finished_ms, started_ms, reserved_ms; /* 0: not yet */
+    const char *podset_counts;   /* "launcher:1,worker:2"; NULL in a row older than 0014 */
+    const char *job_api_version; /* NULL: batch/v1 Job or Workload */
 };
 typedef int (*gq__wl_row_fn)(const struct gq_wl_row *w, void *payload);
 

@@ -49,6 +49,21 @@ static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
  * The podsets column (see the schema). Pod set and resource names are
  * validated DNS labels and qualified names, so none needs JSON escaping.
  */
+/* The podset_counts column (schema/0014): "name:count,..." in pod-set order. */
+static char *podset_counts(const struct gq_workload *wl)
+{
+    struct gq__str b = {NULL, 0, 0, false};
+    size_t p;
+
+    for (p = 0; p < wl->npodsets; p++)
+        gq__str_printf(&b, "%s%s:%d", p ? "," : "", wl->podsets[p].name, (int)wl->podsets[p].count);
+    if (b.failed || !b.p) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
 static char *podsets_json(const struct gq_workload *wl)
 {
     struct gq__str b = {NULL, 0, 0, false};
@@ -207,7 +222,10 @@ static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, enum g
     gq__bind_text(stmt, 22, podsets);
     if (wl->has_duration)
         sqlite3_bind_int64(stmt, 23, wl->duration_ms);
-    return GQ_OK;
+    gq__bind_text(stmt, 25, wl->job_api_version);
+    return sqlite3_bind_text(stmt, 26, podset_counts(wl), -1, free) == SQLITE_OK
+               ? GQ_OK
+               : GQ_ENOMEM;
 }
 
 int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, gq_error *err)
@@ -216,9 +234,9 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
         "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
         "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets, "
-        "duration_ms, reserved_at) "
+        "duration_ms, reserved_at, job_api_version, podset_counts) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24)";
+        "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
     sqlite3_stmt *stmt;
     char *other, *podsets;
     enum gq_wl_state state;
@@ -240,7 +258,11 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         free(podsets);
         return err ? err->code : GQ_EIO;
     }
-    bind_workload(stmt, w, state, podsets);
+    if (bind_workload(stmt, w, state, podsets) != GQ_OK) {
+        sqlite3_reset(stmt);
+        free(podsets);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
     rc = gq__store_step_done(st, stmt, err);
     free(podsets);
     if (rc != GQ_OK)
@@ -361,7 +383,8 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     static const char upd_sql[] =
         "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
         "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
-        "updated_at = ?11, podsets = ?12, duration_ms = ?13 WHERE id = ?1 AND state = "
+        "updated_at = ?11, podsets = ?12, duration_ms = ?13, podset_counts = ?14 "
+        "WHERE id = ?1 AND state = "
         GQ_SQL_STATE(pending);
     const struct gq_workload *wl = &w->obj->u.wl;
     sqlite3_stmt *stmt;
@@ -405,6 +428,11 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     gq__bind_text(stmt, 12, podsets);
     if (wl->has_duration)
         sqlite3_bind_int64(stmt, 13, wl->duration_ms);
+    if (sqlite3_bind_text(stmt, 14, podset_counts(wl), -1, free) != SQLITE_OK) {
+        sqlite3_reset(stmt);
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+        goto out;
+    }
     if ((rc = gq__store_step_done(st, stmt, err)) == GQ_OK)
         rc = gq__store_event(st, "Workload", w->obj->meta.namespace, l.name, l.uid, "Normal",
                              "Configured", NULL, NULL, NULL, w->now_ms, err);

@@ -65,8 +65,8 @@ $ gpuq apply -f $DATA/bad/unknown-queue.yaml
 > job.batch/good-job created
 > job.batch/other-job created (pending: LocalQueue no-such-queue doesn't exist)
 $ gpuq list --no-headers -o wide
-~ job-good-job-[0-9a-f]{5} +job +good-job +dws-local-queue +dws-cluster-queue +PENDING +0 +{AGE} +0 +1 +1 +0 +waiting for quota
-~ job-other-job-[0-9a-f]{5} +job +other-job +no-such-queue +PENDING +0 +{AGE} +0 +1 +1 +waiting for quota: LocalQueue no-such-queue doesn't exist
+~ job-good-job-[0-9a-f]{5} +job +good-job +dws-local-queue +dws-cluster-queue +PENDING +0 +{AGE} +0 +1 +1 +main:1 +0 +waiting for quota
+~ job-other-job-[0-9a-f]{5} +job +other-job +no-such-queue +PENDING +0 +{AGE} +0 +1 +1 +main:1 +waiting for quota: LocalQueue no-such-queue doesn't exist
 # -n that disagrees with the manifest's namespace is refused, as kubectl refuses it.
 $ gpuq apply -n team-a -f $DATA/../../examples/gke-dws/job.yaml
 !~ error: \S*/job\.yaml: document 1( \(Job default/sample-job\))?: the namespace from the provided object "default" does not match the namespace "team-a"\. You must pass '--namespace=default' to perform this operation\.

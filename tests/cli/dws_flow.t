@@ -25,7 +25,7 @@ $ gpuq list
 $ gpuq list -o json | python3 -c 'import json,sys; w=json.load(sys.stdin)["items"][0]; print(w["kind"], w["spec"]["queueName"], w["status"]["gpuq"]["state"], w["spec"]["podSets"][0]["count"])'
 > Workload dws-local-queue pending 1
 $ gpuq list -A -o wide --no-headers
-~ default +job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +{AGE} +0 +1 +1 +0 +waiting for quota
+~ default +job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +PENDING +0 +{AGE} +0 +1 +1 +main:1 +0 +waiting for quota
 $ gpuq list clusterqueues
 ~ NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +ACTIVE +AGE
 ~ dws-cluster-queue +1 +0 +True +{AGE}
@@ -55,7 +55,7 @@ $ gpuq schedule
 ~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} reserved in dws-cluster-queue \(cpu=default-flavor,memory=default-flavor,nvidia.com/gpu=default-flavor\)
 > 1 cycle: 1 admitted, 0 evicted
 $ gpuq list -o wide --no-headers
-~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +{AGE} +0 +1 +1 +waiting for capacity( \({AGE}\))?: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\)
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +{AGE} +0 +1 +1 +main:1 +waiting for capacity( \({AGE}\))?: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\)
 $ gpuq list -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; print(s["admissionChecks"][0]["name"], s["admissionChecks"][0]["state"]); [print(o["kind"], o["metadata"]["name"], json.dumps(o.get("spec", {}).get("parameters")), o["metadata"]["labels"]["kueue.x-k8s.io/managed"]) for o in s["gpuq"]["provisioningRequests"]]'
 > dws-prov Pending
 ~ ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \{"maxRunDurationSeconds": "600"\} true
@@ -79,7 +79,7 @@ $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.exe
 $ gpuq schedule -q
 > 1 cycle: 0 admitted, 0 evicted
 $ gpuq list -o wide --no-headers
-~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +{AGE} +0 +1 +1 +waiting for capacity( \({AGE}\))?: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): ETA 2h
+~ job-sample-job-[0-9a-f]{5} +job +sample-job +dws-local-queue +dws-cluster-queue +QUOTARESERVED +{AGE} +0 +1 +1 +main:1 +waiting for capacity( \({AGE}\))?: ProvisioningRequest job-sample-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): ETA 2h
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); c.execute("""UPDATE provisioning_requests SET status = json_object('"'"'conditions'"'"', json_array(json_object('"'"'type'"'"', '"'"'Provisioned'"'"', '"'"'status'"'"', '"'"'True'"'"', '"'"'message'"'"', '"'"'Provisioned'"'"'))) WHERE deleted_at IS NULL"""); c.commit()'
 $ gpuq schedule
 ~ cycle 1: workload default/job-sample-job-[0-9a-f]{5} admitted: Admitted: every admission check is Ready

@@ -51,7 +51,7 @@ $ TMPDIR=$TMP sh $DATA/../../examples/dws-walkthrough/run.sh
 > CLUSTERQUEUE        ADMITTED   FINISHED   PENDING   REJECTED
 > dws-cluster-queue   2          2          1         0
 > $ gpuq list -o wide
-> NAME                     JOB TYPE   JOB NAME       LOCALQUEUE        CLUSTERQUEUE        STATUS          POSITION IN QUEUE   EXEC TIME   AGE   PRIORITY   PODS   GPUS   POSITION IN CLUSTERQUEUE   REASON
-~ job-dws-t4-job-[0-9a-f]{5}     job        dws-t4-job     dws-local-queue   dws-cluster-queue   FINISHED                            2m          \S+ +0          1      1
-~ job-dws-a100-job-[0-9a-f]{5}   job        dws-a100-job   dws-local-queue   dws-cluster-queue   FINISHED                            2m          \S+ +0          1      1
-~ job-dws-h100-job-[0-9a-f]{5}   job        dws-h100-job   dws-local-queue   dws-cluster-queue   QUOTARESERVED                                   \S+ +0          1      1                                 waiting for capacity \([0-9hms]+\): ProvisioningRequest job-dws-h100-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): Waiting for resources\. Currently there are not enough resources available to fulfill the request\.
+> NAME                     JOB TYPE   JOB NAME       LOCALQUEUE        CLUSTERQUEUE        STATUS          POSITION IN QUEUE   EXEC TIME   AGE   PRIORITY   PODS   GPUS   POD SETS   POSITION IN CLUSTERQUEUE   REASON
+~ job-dws-t4-job-[0-9a-f]{5}     job        dws-t4-job     dws-local-queue   dws-cluster-queue   FINISHED                            2m          \S+ +0 +1 +1 +main:1
+~ job-dws-a100-job-[0-9a-f]{5}   job        dws-a100-job   dws-local-queue   dws-cluster-queue   FINISHED                            2m          \S+ +0 +1 +1 +main:1
+~ job-dws-h100-job-[0-9a-f]{5}   job        dws-h100-job   dws-local-queue   dws-cluster-queue   QUOTARESERVED                                   \S+ +0 +1 +1 +main:1 +waiting for capacity \([0-9hms]+\): ProvisioningRequest job-dws-h100-job-[0-9a-f]{5}-dws-prov-1 \(attempt 1\): Waiting for resources\. Currently there are not enough resources available to fulfill the request\.

@@ -193,7 +193,7 @@ typedef struct gq_workload_info {
     const char *namespace;
     const char *name;          /* Kueue's workload name */
     const char *uid;           /* the job's UID */
-    const char *job_kind;      /* Job | Workload */
+    const char *job_kind;      /* Job, Workload, or a kind of the integration table (JobSet) */
     const char *job_name;
     const char *local_queue;   /* NULL: the job has no queue label */
     const char *cluster_queue; /* the LocalQueue's, or the one quota is reserved in; may be NULL */
@@ -214,6 +214,9 @@ typedef struct gq_workload_info {
     const char *where;         /* where it stands, in plain words ("" when nothing to say) */
     int64_t reserved_ms;       /* when quota was reserved (Kueue's QuotaReserved); 0 */
     gq_workload_state state_code; /* state, as an enum (appended: the library fills this) */
+    /* Appended with issue 15; NULL when the source does not say (a cluster's List). */
+    const char *podsets;          /* its pod sets' names and counts: "launcher:1,worker:2" */
+    const char *job_api_version;  /* its job's apiVersion; NULL: batch/v1 Job or Workload */
 } gq_workload_info;
 
 typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);

@@ -1,0 +1,319 @@
+/*
+ * manifest_integration.c: any kind of the integration table (integration.h)
+ * into struct gq_workload, by its row: the suspend switch, then each pod-set
+ * entry (one object, each element of a list, or each known key of a map),
+ * each with its pod template, its count expression and its name as Kueue
+ * gives them. A Job keeps its own decoder (manifest_workload.c), which its
+ * row describes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gpuqueue/validate.h"
+#include "integration.h"
+#include "manifest_fields.h"
+
+#define MAX_PODSETS 18 /* Kueue's MaxPodSets */
+
+/* The member at a dotted path (len bytes of it) below v, or NULL when any step is absent. */
+static json_object *at_path(json_object *v, const char *path, size_t len)
+{
+    char seg[256];
+
+    while (v && len) {
+        const char *dot = memchr(path, '.', len);
+        size_t n = dot ? (size_t)(dot - path) : len;
+
+        if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
+            return NULL;
+        memcpy(seg, path, n);
+        seg[n] = '\0';
+        v = gq__mf_get(v, seg);
+        path += n + (dot != NULL);
+        len -= n + (dot != NULL);
+    }
+    return v;
+}
+
+/* Push a dotted path of len bytes onto the field path. */
+static size_t push_path(struct gq__mf_ctx *c, const char *path, size_t len)
+{
+    char buf[256];
+
+    if (len >= sizeof(buf))
+        len = sizeof(buf) - 1;
+    memcpy(buf, path, len);
+    buf[len] = '\0';
+    return gq__mf_push(c, buf);
+}
+
+/* The lookup of a count expression: integers of one element, errors at their path. */
+struct lookup {
+    struct gq__mf_ctx *c;
+    json_object *el;
+};
+
+static int lookup_int(void *payload, const char *path, size_t len, int64_t *v)
+{
+    struct lookup *l = payload;
+    json_object *x = at_path(l->el, path, len);
+
+    if (!x)
+        return 0;
+    push_path(l->c, path, len);
+    if (gq__mf_int(l->c, x, 0, INT32_MAX, v) != GQ_OK)
+        return -1;
+    return 1;
+}
+
+static int count(struct gq__mf_ctx *c, json_object *el, const char *expr, int32_t *out)
+{
+    struct lookup l = {c, el};
+    size_t mark = c->len;
+    int64_t v = 1;
+    int rc;
+
+    if (expr && (rc = gq__integration_eval(expr, lookup_int, &l, &v)) != 0) {
+        if (rc == -1)
+            return c->err ? c->err->code : GQ_EINVALID;
+        gq__mf_pop(c, mark);
+        return gq__mf_fail(c, rc == -3 ? "the pod count (%s) passes 2147483647"
+                                       : "the pod count expression \"%s\" does not read",
+                           expr);
+    }
+    *out = (int32_t)v;
+    return GQ_OK;
+}
+
+/* "PATH=V1|V2|": PATH's string value (absent: "") is one of the values. */
+static bool when_holds(json_object *root, const char *when)
+{
+    const char *eq = strchr(when, '='), *p;
+    json_object *v;
+    const char *have = "";
+    size_t n;
+
+    if (!eq)
+        return true;
+    v = at_path(root, when, (size_t)(eq - when));
+    if (v && json_object_is_type(v, json_type_string))
+        have = json_object_get_string(v);
+    else if (v)
+        return false;
+    n = strlen(have);
+    for (p = eq + 1;; ) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+        if (len == n && !strncmp(p, have, n))
+            return true;
+        if (!bar)
+            return false;
+        p = bar + 1;
+    }
+}
+
+/*
+ * RayJob in K8sJobMode without a submitterPodTemplate: the one Kueue
+ * assumes (getSubmitterTemplate, after KubeRay's default submitter): the
+ * head's image, 500m CPU and 200Mi requested, 1 CPU and 1Gi as limits.
+ */
+static json_object *ray_submitter(json_object *root)
+{
+    json_object *img = at_path(root, "spec.rayClusterSpec.headGroupSpec.template.spec.containers",
+                               strlen("spec.rayClusterSpec.headGroupSpec.template.spec.containers"));
+    json_object *t, *spec, *ctrs, *ctr, *res, *req, *lim;
+
+    if (img && json_object_is_type(img, json_type_array) && json_object_array_length(img) > 0)
+        img = gq__mf_get(json_object_array_get_idx(img, 0), "image");
+    else
+        img = NULL;
+    t = json_object_new_object();
+    spec = json_object_new_object();
+    ctrs = json_object_new_array();
+    ctr = json_object_new_object();
+    res = json_object_new_object();
+    req = json_object_new_object();
+    lim = json_object_new_object();
+    if (!t || !spec || !ctrs || !ctr || !res || !req || !lim) {
+        json_object_put(t);
+        json_object_put(spec);
+        json_object_put(ctrs);
+        json_object_put(ctr);
+        json_object_put(res);
+        json_object_put(req);
+        json_object_put(lim);
+        return NULL;
+    }
+    json_object_object_add(ctr, "name", json_object_new_string("ray-job-submitter"));
+    if (img && json_object_is_type(img, json_type_string))
+        json_object_object_add(ctr, "image", json_object_get(img));
+    json_object_object_add(req, "cpu", json_object_new_string("500m"));
+    json_object_object_add(req, "memory", json_object_new_string("200Mi"));
+    json_object_object_add(lim, "cpu", json_object_new_string("1"));
+    json_object_object_add(lim, "memory", json_object_new_string("1Gi"));
+    json_object_object_add(res, "limits", lim);
+    json_object_object_add(res, "requests", req);
+    json_object_object_add(ctr, "resources", res);
+    json_object_array_add(ctrs, ctr);
+    json_object_object_add(spec, "containers", ctrs);
+    json_object_object_add(spec, "restartPolicy", json_object_new_string("Never"));
+    json_object_object_add(t, "spec", spec);
+    return t;
+}
+
+/* One pod set from element el (its path already pushed), named name. */
+static int podset(struct gq__mf_ctx *c, json_object *root, json_object *el,
+                  const struct gq_integ_podset *e, const char *name, struct gq_workload *wl)
+{
+    struct gq_podset *ps;
+    json_object *tmpl, *made = NULL;
+    size_t mark;
+    int rc;
+
+    if (wl->npodsets == MAX_PODSETS)
+        return gq__mf_fail(c, "gives more than %d pod sets, Kueue's limit", MAX_PODSETS);
+    ps = &wl->podsets[wl->npodsets++];
+    if (!(ps->name = strdup(name)))
+        return gq__mf_nomem(c);
+    if ((rc = count(c, el, e->count, &ps->count)) != GQ_OK)
+        return rc;
+    if (e->min_count) {
+        int32_t min;
+
+        if ((rc = count(c, el, e->min_count, &min)) != GQ_OK)
+            return rc;
+        if (min < ps->count) {
+            ps->has_min_count = true;
+            ps->min_count = min < 1 ? 1 : min;
+        }
+    }
+    mark = push_path(c, e->template, strlen(e->template));
+    tmpl = at_path(el, e->template, strlen(e->template));
+    if (!tmpl && e->hook == GQ_INTEG_HOOK_RAY_SUBMITTER && !(tmpl = made = ray_submitter(root)))
+        return gq__mf_nomem(c);
+    rc = gq__mf_pod_template(c, tmpl, ps);
+    json_object_put(made);
+    if (rc == GQ_OK)
+        gq__mf_pop(c, mark);
+    return rc;
+}
+
+/* A pod set's name from an element's member: a DNS-1123 label, as Kueue's PodSetReference. */
+static int element_name(struct gq__mf_ctx *c, json_object *el, const char *member,
+                        const char **out)
+{
+    json_object *v = gq__mf_get(el, member);
+    size_t mark = gq__mf_push(c, member);
+    int rc;
+
+    if (!v)
+        return gq__mf_required(c);
+    if ((rc = gq__mf_string(c, v, out)) != GQ_OK)
+        return rc;
+    if ((rc = gq_validate_dns1123_label(*out, c->err)) != GQ_OK)
+        return gq__mf_wrap(c, rc);
+    gq__mf_pop(c, mark);
+    return GQ_OK;
+}
+
+static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_podset *e,
+                 struct gq_workload *wl)
+{
+    json_object *node;
+    size_t mark, i, n, before = wl->npodsets;
+    int rc;
+
+    if (e->when && !when_holds(root, e->when))
+        return GQ_OK;
+    node = at_path(root, e->at, strlen(e->at));
+    mark = push_path(c, e->at, strlen(e->at));
+    if (!node) {
+        if (e->optional)
+            goto done;
+        return gq__mf_required(c);
+    }
+    if (e->shape == GQ_INTEG_ONE) {
+        if ((rc = gq__mf_object(c, node)) != GQ_OK ||
+            (rc = podset(c, root, node, e, e->name, wl)) != GQ_OK)
+            return rc;
+    } else if (e->shape == GQ_INTEG_LIST) {
+        if ((rc = gq__mf_array(c, node)) != GQ_OK)
+            return rc;
+        n = json_object_array_length(node);
+        for (i = 0; i < n; i++) {
+            json_object *el = json_object_array_get_idx(node, i);
+            size_t imark = gq__mf_push_index(c, i);
+            const char *name;
+
+            if ((rc = gq__mf_object(c, el)) != GQ_OK ||
+                (rc = element_name(c, el, e->name_from, &name)) != GQ_OK ||
+                (rc = podset(c, root, el, e, name, wl)) != GQ_OK)
+                return rc;
+            gq__mf_pop(c, imark);
+        }
+    } else {
+        const char *k = e->keys;
+        char key[64], lower[64];
+
+        if ((rc = gq__mf_object(c, node)) != GQ_OK)
+            return rc;
+        while (*k) {
+            size_t len = strcspn(k, ","), j;
+            json_object *el;
+
+            snprintf(key, sizeof(key), "%.*s", (int)len, k);
+            k += len + (k[len] == ',');
+            if (!(el = gq__mf_get(node, key)))
+                continue;
+            for (j = 0; key[j]; j++)
+                lower[j] = (char)(key[j] >= 'A' && key[j] <= 'Z' ? key[j] - 'A' + 'a' : key[j]);
+            lower[j] = '\0';
+            i = gq__mf_push(c, key);
+            if ((rc = gq__mf_object(c, el)) != GQ_OK ||
+                (rc = podset(c, root, el, e, lower, wl)) != GQ_OK)
+                return rc;
+            gq__mf_pop(c, i);
+        }
+        if (wl->npodsets == before)
+            return gq__mf_fail(c, "must hold at least one of %s", e->keys);
+    }
+    /* Two elements naming the same pod set: Kueue's names must be unique. */
+    for (i = before; i < wl->npodsets; i++)
+        for (n = 0; n < i; n++)
+            if (!strcmp(wl->podsets[i].name, wl->podsets[n].name))
+                return gq__mf_invalid(c, wl->podsets[i].name, "names a pod set twice");
+done:
+    gq__mf_pop(c, mark);
+    return GQ_OK;
+}
+
+int gq__mf_decode_integration(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj)
+{
+    const struct gq_integration *row = c->integ;
+    struct gq_workload *wl = &obj->u.wl;
+    json_object *v;
+    size_t i, mark;
+    int rc;
+
+    if ((rc = gq__mf_job_meta(c, row->kind, obj)) != GQ_OK)
+        return rc;
+    if (!(wl->job_api_version = strdup(obj->meta.api_version)) ||
+        !(wl->podsets = calloc(MAX_PODSETS, sizeof(*wl->podsets))))
+        return gq__mf_nomem(c);
+    if (row->suspend && (v = at_path(root, row->suspend, strlen(row->suspend)))) {
+        mark = push_path(c, row->suspend, strlen(row->suspend));
+        if ((rc = gq__mf_bool(c, v, &wl->suspend)) != GQ_OK)
+            return rc;
+        gq__mf_pop(c, mark);
+    }
+    for (i = 0; i < row->npodsets; i++)
+        if ((rc = entry(c, root, &row->podsets[i], wl)) != GQ_OK)
+            return rc;
+    if (!wl->npodsets)
+        return gq__mf_fail(c, "%s %s gives no pod set", row->kind,
+                           obj->meta.name ? obj->meta.name : "");
+    return gq__mf_job_finish(c, obj);
+}

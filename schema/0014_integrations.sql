@@ -1,0 +1,12 @@
+-- Issue 15: every kind of the integration table is a job. A workload keeps
+-- its job's apiVersion (NULL for a batch/v1 Job and for a Workload), so that
+-- its owner reference, its patches and Kueue's workload name name the right
+-- kind, and its pod sets' names and counts as one short text, so that
+-- `gpuq list -o wide` shows them without decoding the pod sets' JSON of
+-- every row ("launcher:1,worker:2").
+ALTER TABLE workloads ADD COLUMN job_api_version TEXT;
+ALTER TABLE workloads ADD COLUMN podset_counts TEXT;
+UPDATE workloads SET podset_counts = (
+    SELECT group_concat(json_extract(p.value, '$.name') || ':' || json_extract(p.value, '$.count'),
+                        ',')
+    FROM json_each(workloads.podsets) AS p);
