@@ -215,6 +215,7 @@ static const struct object_table object_tables[] = {
     {"namespace", "", {"NAME", "AGE", NULL}},
     {"nodepool", "sim.gpuq.dev",
      {"NAME", "GPUS/NODE", "MIN", "MAX", "PROVISIONING TIME", "STOCKOUT", "LABELS", "AGE", NULL}},
+    {"integration", "gpuq.dev", {"NAME", "KIND", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)

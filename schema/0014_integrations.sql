@@ -10,3 +10,13 @@ UPDATE workloads SET podset_counts = (
     SELECT group_concat(json_extract(p.value, '$.name') || ':' || json_extract(p.value, '$.count'),
                         ',')
     FROM json_each(workloads.podsets) AS p);
+
+-- The user's rows of the integration table: Integration objects
+-- (gpuq.dev/v1alpha1), one per kind of job gpuq has no built-in row for.
+CREATE TABLE integrations (
+    name        TEXT PRIMARY KEY,
+    uid         TEXT NOT NULL UNIQUE,
+    spec        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+) STRICT;

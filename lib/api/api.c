@@ -127,7 +127,19 @@ struct apply_ctx {
     int64_t now_ms;
     struct result *results;   /* reported after COMMIT */
     size_t nresults, cap;
+    const struct gq__user_rows *rows; /* the user's integration rows as the apply began */
 };
+
+/* The Integration that holds the user's row for kind, or NULL. */
+static const char *row_owner(const struct gq__user_rows *r, const char *kind)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (strcmp(r->ptrs[i]->kind, kind) == 0)
+            return r->objs[i].meta.name;
+    return NULL;
+}
 
 static void results_clear(struct apply_ctx *c)
 {
@@ -229,6 +241,16 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
             return GQ_EUNSUPPORTED;
         return add_result(c, "", NULL, NULL, NULL, GQ_APPLY_SKIPPED, err->msg, err);
     }
+    if (obj->kind == GQ_KIND_INTEGRATION && c->rows) {
+        /* Kinds are unique in the table: another Integration may not take this one's. */
+        const char *owner = row_owner(c->rows, obj->u.integ.kind);
+
+        if (owner && strcmp(owner, obj->meta.name) != 0)
+            return gq__error(err, GQ_EINVALID,
+                             "spec.kind: invalid value \"%s\": Integration %s already has the "
+                             "row for kind %s",
+                             obj->u.integ.kind, owner, obj->u.integ.kind);
+    }
     if (obj->kind == GQ_KIND_CONFIGURATION && !obj->meta.name &&
         !(obj->meta.name = strdup("config")))
         return gq__error(err, GQ_ENOMEM, "out of memory");
@@ -241,14 +263,21 @@ static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct apply_ctx *c = payload;
     struct gq_decode_options dopts = {c->opts->default_namespace, NULL};
+    struct gq__user_rows rows;
     int rc;
 
-    (void)st;
     results_clear(c); /* a retried transaction starts over */
     gq__apply_forget(c->db);
+    /* Kinds the user declared with an Integration decode as jobs too. */
+    if ((rc = gq__engine_load_integrations(st, &rows, err)) != GQ_OK)
+        return rc;
+    dopts.integrations = &rows.set;
+    c->rows = &rows;
     rc = gq__manifest_load(c->source, c->from_path ? NULL : c->buf, c->len, c->source, &dopts,
                            c->opts->mode == GQ_MODE_DELETE ? NULL : gq__object_prepare,
                            on_object, c, err);
+    c->rows = NULL;
+    gq__user_rows_free(&rows);
     if (rc == GQ_OK && c->opts->dry_run)
         rc = GQ__DRY_RUN; /* roll back, but report */
     return rc;
@@ -288,7 +317,7 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
 int gq_apply_path(gq_db *db, const char *path, const gq_apply_options *opts, gq_apply_fn fn,
                   void *payload, gq_error *err)
 {
-    struct apply_ctx c = {db, opts, NULL, 0, path, true, 0, NULL, 0, 0};
+    struct apply_ctx c = {db, opts, NULL, 0, path, true, 0, NULL, 0, 0, NULL};
 
     return apply_run(&c, fn, payload, err);
 }
@@ -296,7 +325,7 @@ int gq_apply_path(gq_db *db, const char *path, const gq_apply_options *opts, gq_
 int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char *source,
                     const gq_apply_options *opts, gq_apply_fn fn, void *payload, gq_error *err)
 {
-    struct apply_ctx c = {db, opts, buf, len, source, false, 0, NULL, 0, 0};
+    struct apply_ctx c = {db, opts, buf, len, source, false, 0, NULL, 0, 0, NULL};
 
     return apply_run(&c, fn, payload, err);
 }

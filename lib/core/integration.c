@@ -4,6 +4,7 @@
  * handles the kind (compat/integrations/README.md names the files).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "integration.h"
@@ -107,6 +108,68 @@ const struct gq_integration *gq__integration_by_kind(const char *kind,
         if (!strcmp(user->v[i]->kind, kind))
             return user->v[i];
     return NULL;
+}
+
+int gq__integration_user_init(struct gq_integ_user *u, const struct gq_integration_spec *s)
+{
+    size_t i, k;
+
+    memset(u, 0, sizeof(*u));
+    u->row.group = s->group;
+    u->row.kind = s->kind;
+    for (i = 0; i < s->versions.n && i + 1 < GQ_INTEG_MAX_VERSIONS; i++)
+        u->row.versions[i] = s->versions.v[i];
+    u->row.plural = s->plural;
+    u->row.suspend = s->suspend;
+    for (i = 0; i < s->npodsets && i < GQ_INTEG_MAX_PODSET_ENTRIES; i++) {
+        const struct gq_integ_podset_spec *p = &s->podsets[i];
+        struct gq_integ_podset *e = &u->row.podsets[i];
+
+        e->at = p->path;
+        e->template = p->template;
+        e->count = p->count;
+        e->min_count = p->min_count;
+        e->optional = p->optional;
+        if (p->name) {
+            e->shape = GQ_INTEG_ONE;
+            e->name = p->name;
+        } else if (p->name_from) {
+            e->shape = GQ_INTEG_LIST;
+            e->name_from = p->name_from;
+        } else {
+            size_t len = 0, at = 0;
+
+            e->shape = GQ_INTEG_MAP;
+            for (k = 0; k < p->keys.n; k++)
+                len += strlen(p->keys.v[k]) + 1;
+            if (!(u->keys[i] = malloc(len + 1))) {
+                gq__integration_user_clear(u);
+                return -1;
+            }
+            u->keys[i][0] = '\0';
+            for (k = 0; k < p->keys.n; k++) {
+                size_t n = strlen(p->keys.v[k]);
+
+                if (k)
+                    u->keys[i][at++] = ',';
+                memcpy(u->keys[i] + at, p->keys.v[k], n);
+                at += n;
+                u->keys[i][at] = '\0';
+            }
+            e->keys = u->keys[i];
+        }
+    }
+    u->row.npodsets = i;
+    return 0;
+}
+
+void gq__integration_user_clear(struct gq_integ_user *u)
+{
+    size_t i;
+
+    for (i = 0; i < GQ_INTEG_MAX_PODSET_ENTRIES; i++)
+        free(u->keys[i]);
+    memset(u, 0, sizeof(*u));
 }
 
 bool gq__integration_accepts(const struct gq_integration *row, const char *version)

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
+
 /* How a row's pod-set entry finds its pod sets below `at`. */
 enum gq_integ_shape {
     GQ_INTEG_ONE,  /* `at` is one object: one pod set, named `name` */
@@ -68,6 +70,16 @@ struct gq_integrations {
     const struct gq_integration *const *v;
     size_t n;
 };
+
+/* A user's row, built from its Integration's spec, which it points into. */
+struct gq_integ_user {
+    struct gq_integration row;
+    char *keys[GQ_INTEG_MAX_PODSET_ENTRIES]; /* owned: each map entry's keys, comma-joined */
+};
+
+/* Fill u from s (a decoded, checked Integration); -1 when out of memory (u then cleared). */
+int gq__integration_user_init(struct gq_integ_user *u, const struct gq_integration_spec *s);
+void gq__integration_user_clear(struct gq_integ_user *u);
 
 /* The row for group/kind: a built-in one first, then users' (may be NULL); NULL if none. */
 const struct gq_integration *gq__integration_find(const char *group, const char *kind,

@@ -63,6 +63,7 @@ static const struct {
      true},
     {GQ_KIND_POD_TEMPLATE, "PodTemplate", "podtemplate", "podtemplates", {NULL}, true},
     {GQ_KIND_NODE_POOL, "NodePool", "nodepool", "nodepools", {"np"}, false},
+    {GQ_KIND_INTEGRATION, "Integration", "integration", "integrations", {NULL}, false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -89,6 +90,29 @@ void gq__kvs_clear(struct gq_kvs *m)
     free(m->v);
     m->v = NULL;
     m->n = 0;
+}
+
+static void integration_clear(struct gq_integration_spec *s)
+{
+    size_t i;
+
+    free(s->group);
+    free(s->kind);
+    strs_clear(&s->versions);
+    free(s->plural);
+    free(s->suspend);
+    for (i = 0; i < s->npodsets; i++) {
+        struct gq_integ_podset_spec *p = &s->podsets[i];
+
+        free(p->path);
+        free(p->name);
+        free(p->name_from);
+        strs_clear(&p->keys);
+        free(p->template);
+        free(p->count);
+        free(p->min_count);
+    }
+    free(s->podsets);
 }
 
 static void meta_clear(struct gq_meta *m)
@@ -252,6 +276,9 @@ void gq__object_clear(struct gq_object *obj)
         break;
     case GQ_KIND_NODE_POOL:
         gq__kvs_clear(&obj->u.pool.node_labels);
+        break;
+    case GQ_KIND_INTEGRATION:
+        integration_clear(&obj->u.integ);
         break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:

@@ -37,6 +37,7 @@ enum gq_kind {
     GQ_KIND_PROVISIONING_REQUEST, /* autoscaling.x-k8s.io, created by gpuq; read-only */
     GQ_KIND_POD_TEMPLATE,        /* v1 PodTemplate of a ProvisioningRequest; read-only */
     GQ_KIND_NODE_POOL,           /* sim.gpuq.dev NodePool: the simulated cluster's capacity */
+    GQ_KIND_INTEGRATION,         /* gpuq.dev Integration: a user's row of the integration table */
     GQ_KIND__COUNT
 };
 
@@ -225,6 +226,31 @@ struct gq_node_pool {
     int64_t fail_after_ms;           /* failAfter; absent: a request waits forever */
 };
 
+/*
+ * An Integration (gpuq.dev/v1alpha1): a user's row of the integration table
+ * (integration.h), for a kind of job gpuq has no built-in row for.
+ */
+struct gq_integ_podset_spec {
+    char *path;      /* from the object's root: one object, a list or a map */
+    char *name;      /* one object: the pod set's name */
+    char *name_from; /* a list: each element's member naming its pod set */
+    struct gq_strs keys; /* a map: the keys in order, each a pod set named by it lower-cased */
+    char *template;  /* path in the element to the pod template */
+    char *count;     /* count expression (integration.h); NULL: 1 */
+    char *min_count; /* partial admission down to this; NULL: none */
+    bool optional;   /* path may be absent */
+};
+
+struct gq_integration_spec {
+    char *group;
+    char *kind;
+    struct gq_strs versions;
+    char *plural;    /* default: the kind lower-cased plus "s" */
+    char *suspend;   /* path of the suspend switch, required */
+    struct gq_integ_podset_spec *podsets;
+    size_t npodsets;
+};
+
 /* One resource request of a pod set: per pod, and the pod set total. */
 struct gq_request {
     char *resource;
@@ -293,6 +319,7 @@ struct gq_object {
         struct gq_configuration config;
         struct gq_node_pool pool;
         struct gq_workload wl;
+        struct gq_integration_spec integ;
     } u;
 };
 

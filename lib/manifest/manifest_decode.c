@@ -763,7 +763,8 @@ int gq__manifest_decode(struct gq_object *obj,
     if ((rc = identify(&c, root, opts ? opts->integrations : NULL, &k, &api_version)) != GQ_OK)
         return rc;
     obj->kind = k->kind;
-    if (!(obj->meta.api_version = strdup(api_version)))
+    if (!(obj->meta.api_version = strdup(api_version)) ||
+        (c.integ && !(obj->u.wl.job_kind = strdup(c.integ->kind))))
         return gq__mf_nomem(&c);
     if ((rc = decode_meta(&c, root, k, opts, &obj->meta)) != GQ_OK)
         return rc;

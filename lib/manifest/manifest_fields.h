@@ -217,6 +217,13 @@ int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_selector(struct gq__mf_ctx *c, json_object *v, char **out);
 int gq__mf_check_param_value(const char *s, gq_error *err);
 int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+/* The Integration kind's rules (manifest_integration.c). */
+int gq__mf_check_integ_path(const char *s, gq_error *err);
+int gq__mf_check_integ_expr(const char *s, gq_error *err);
+int gq__mf_check_integ_key(const char *s, gq_error *err);
+int gq__mf_check_integ_kind(const char *s, gq_error *err);
+int gq__mf_integ_podset_check(struct gq__mf_ctx *c, void *base);
+int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 /* A kind of the integration table (c->integ), manifest_integration.c. */
 int gq__mf_decode_integration(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
 /* The parts every kind of job shares (manifest_workload.c). */

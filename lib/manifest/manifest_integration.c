@@ -14,6 +14,7 @@
 #include "gpuqueue/validate.h"
 #include "integration.h"
 #include "manifest_fields.h"
+#include "util.h"
 
 #define MAX_PODSETS 18 /* Kueue's MaxPodSets */
 
@@ -60,11 +61,14 @@ static int lookup_int(void *payload, const char *path, size_t len, int64_t *v)
     struct lookup *l = payload;
     json_object *x = at_path(l->el, path, len);
 
+    size_t mark;
+
     if (!x)
         return 0;
-    push_path(l->c, path, len);
+    mark = push_path(l->c, path, len);
     if (gq__mf_int(l->c, x, 0, INT32_MAX, v) != GQ_OK)
         return -1;
+    gq__mf_pop(l->c, mark);
     return 1;
 }
 
@@ -278,7 +282,7 @@ static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_
             gq__mf_pop(c, i);
         }
         if (wl->npodsets == before)
-            return gq__mf_fail(c, "must hold at least one of %s", e->keys);
+            return gq__mf_fail(c, "must hold a replica spec of one of the types %s", e->keys);
     }
     /* Two elements naming the same pod set: Kueue's names must be unique. */
     for (i = before; i < wl->npodsets; i++)
@@ -316,4 +320,93 @@ int gq__mf_decode_integration(struct gq__mf_ctx *c, json_object *root, struct gq
         return gq__mf_fail(c, "%s %s gives no pod set", row->kind,
                            obj->meta.name ? obj->meta.name : "");
     return gq__mf_job_finish(c, obj);
+}
+
+/* ------------------------------------------------- the Integration kind */
+
+static int invalid(gq_error *err, const char *s, const char *why)
+{
+    char q[GQ_QUOTE_BUFSIZE];
+
+    return gq__error(err, GQ_EINVALID, "invalid value %s: %s", gq__quote(q, s, strlen(s)), why);
+}
+
+int gq__mf_check_integ_path(const char *s, gq_error *err)
+{
+    char why[128];
+
+    return gq__integration_path_ok(s, why, sizeof(why)) ? GQ_OK : invalid(err, s, why);
+}
+
+int gq__mf_check_integ_expr(const char *s, gq_error *err)
+{
+    char why[160], msg[200];
+
+    if (gq__integration_expr_ok(s, why, sizeof(why)))
+        return GQ_OK;
+    snprintf(msg, sizeof(msg), "not a count expression (%s)", why);
+    return invalid(err, s, msg);
+}
+
+int gq__mf_check_integ_key(const char *s, gq_error *err)
+{
+    char why[128];
+
+    if (!gq__integration_path_ok(s, why, sizeof(why)) || strchr(s, '.'))
+        return invalid(err, s, "must be one member name of letters, digits, '_' or '-'");
+    if (strlen(s) > 63)
+        return invalid(err, s, "must be at most 63 characters");
+    return GQ_OK;
+}
+
+int gq__mf_check_integ_kind(const char *s, gq_error *err)
+{
+    const char *p;
+
+    if (*s < 'A' || *s > 'Z')
+        return invalid(err, s, "a Kind must start with an upper-case letter");
+    for (p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return invalid(err, s, "a Kind is letters and digits");
+    if (p - s > 63)
+        return invalid(err, s, "must be at most 63 characters");
+    return GQ_OK;
+}
+
+/* One pod-set entry: exactly one of name (one object), nameFrom (a list), keys (a map). */
+int gq__mf_integ_podset_check(struct gq__mf_ctx *c, void *base)
+{
+    const struct gq_integ_podset_spec *p = base;
+    int ways = (p->name != NULL) + (p->name_from != NULL) + (p->keys.n > 0);
+
+    if (ways != 1)
+        return gq__mf_fail(c, "must have exactly one of name (one object), nameFrom (a list) "
+                              "or keys (a map)");
+    return GQ_OK;
+}
+
+int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj)
+{
+    struct gq_integration_spec *s = &obj->u.integ;
+    const struct gq_integration *b = gq__integration_by_kind(s->kind, NULL);
+    size_t i;
+
+    (void)spec;
+    if (b || gq__mf_kind_find(s->group, s->kind)) {
+        gq__mf_push(c, "kind");
+        return gq__mf_invalid(c, s->kind, "gpuq already has a row for kind %s (%s)", s->kind,
+                              b ? b->group : s->group);
+    }
+    if (!s->plural) {
+        char buf[80];
+
+        for (i = 0; s->kind[i] && i < sizeof(buf) - 2; i++)
+            buf[i] = (char)(s->kind[i] >= 'A' && s->kind[i] <= 'Z' ? s->kind[i] - 'A' + 'a'
+                                                                   : s->kind[i]);
+        buf[i++] = 's';
+        buf[i] = '\0';
+        if (!(s->plural = strdup(buf)))
+            return gq__mf_nomem(c);
+    }
+    return GQ_OK;
 }

@@ -64,7 +64,10 @@ static int locate(const struct gq_doc_loc *loc, const struct gq_object *obj, gq_
         snprintf(item, sizeof(item), " item %d", loc->item);
     if (obj->kind != GQ_KIND_NONE && name)
         return gq__error_prefix(err, "%s: document %d%s (%s %s%s%s)", loc->source, loc->index,
-                                item, gq__kind_name(obj->kind),
+                                item,
+                                obj->kind == GQ_KIND_JOB && obj->u.wl.job_kind
+                                    ? obj->u.wl.job_kind
+                                    : gq__kind_name(obj->kind),
                                 obj->meta.namespace ? shown(qns, obj->meta.namespace) : "",
                                 obj->meta.namespace ? "/" : "", shown(qname, name));
     return gq__error_prefix(err, "%s: document %d%s", loc->source, loc->index, item);

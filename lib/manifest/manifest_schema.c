@@ -760,6 +760,86 @@ static const struct gq__mf_field node_pool_fields[] = {
 static const struct gq__mf_schema node_pool_schema =
     SCHEMA(node_pool_fields, struct gq_node_pool, NULL);
 
+/* ---------------------------------------------------- Integration (gpuq) */
+
+/* A user's row of the integration table (integration.h, manifest_integration.c). */
+#define IP(m) offsetof(struct gq_integ_podset_spec, m)
+static const struct gq__mf_field integ_podset_fields[] = {
+    {.name = "path",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .flags = GQ_MF_REQUIRED,
+     .off = IP(path),
+     .check = gq__mf_check_integ_path},
+    {.name = "name", .vers = ANY, .type = GQ_MF_STRING, .off = IP(name),
+     .check = gq_validate_dns1123_label},
+    {.name = "nameFrom", .vers = ANY, .type = GQ_MF_STRING, .off = IP(name_from),
+     .check = gq__mf_check_integ_path},
+    {.name = "keys",
+     .vers = ANY,
+     .type = GQ_MF_STRS,
+     .flags = GQ_MF_UNIQUE,
+     .off = IP(keys),
+     .max = 18,
+     .check = gq__mf_check_integ_key},
+    {.name = "template",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .flags = GQ_MF_REQUIRED,
+     .off = IP(template),
+     .check = gq__mf_check_integ_path},
+    {.name = "count", .vers = ANY, .type = GQ_MF_STRING, .off = IP(count),
+     .check = gq__mf_check_integ_expr},
+    {.name = "minCount", .vers = ANY, .type = GQ_MF_STRING, .off = IP(min_count),
+     .check = gq__mf_check_integ_expr},
+    {.name = "optional", .vers = ANY, .type = GQ_MF_BOOL, .off = IP(optional)},
+};
+static const struct gq__mf_schema integ_podset_schema =
+    SCHEMA(integ_podset_fields, struct gq_integ_podset_spec, gq__mf_integ_podset_check);
+
+#define IS(m) offsetof(struct gq_integration_spec, m)
+static const struct gq__mf_field integ_fields[] = {
+    {.name = "group",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .flags = GQ_MF_REQUIRED,
+     .off = IS(group),
+     .check = gq_validate_dns1123_subdomain},
+    {.name = "kind",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .flags = GQ_MF_REQUIRED,
+     .off = IS(kind),
+     .check = gq__mf_check_integ_kind},
+    {.name = "versions",
+     .vers = ANY,
+     .type = GQ_MF_STRS,
+     .flags = GQ_MF_REQUIRED | GQ_MF_UNIQUE,
+     .off = IS(versions),
+     .min = 1,
+     .max = 4,
+     .check = gq_validate_dns1123_label},
+    {.name = "plural", .vers = ANY, .type = GQ_MF_STRING, .off = IS(plural),
+     .check = gq_validate_dns1123_label},
+    {.name = "suspend",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .flags = GQ_MF_REQUIRED,
+     .off = IS(suspend),
+     .check = gq__mf_check_integ_path},
+    {.name = "podSets",
+     .vers = ANY,
+     .type = GQ_MF_LIST,
+     .flags = GQ_MF_REQUIRED,
+     .off = IS(podsets),
+     .aux = IS(npodsets),
+     .min = 1,
+     .max = 6,
+     .sub = &integ_podset_schema},
+};
+static const struct gq__mf_schema integ_schema =
+    SCHEMA(integ_fields, struct gq_integration_spec, NULL);
+
 /* ----------------------------------------------------------------- kinds */
 
 #define KUEUE "kueue.x-k8s.io"
@@ -788,6 +868,8 @@ static const struct gq__mf_kind kinds[] = {
      NULL},
     {GQ_KIND_JOB, "batch", "Job", GQ_MF_V1, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL, NULL,
      gq__mf_decode_job},
+    {GQ_KIND_INTEGRATION, "gpuq.dev", "Integration", GQ_MF_V1ALPHA1, 0, "spec",
+     "gpuq.dev/v1alpha1", &integ_schema, NULL, gq__mf_integration_post, NULL},
     {GQ_KIND_NODE_POOL, "sim.gpuq.dev", "NodePool", GQ_MF_V1ALPHA1, 0, "spec",
      "sim.gpuq.dev/v1alpha1", &node_pool_schema, NULL, gq__mf_node_pool_post, NULL},
 };

@@ -565,7 +565,7 @@ int gq__mf_job_meta(struct gq__mf_ctx *c, const char *kind, struct gq_object *ob
     int rc;
 
     wl->active = true;
-    if (!(wl->job_kind = strdup(kind)))
+    if (!wl->job_kind && !(wl->job_kind = strdup(kind)))
         return gq__mf_nomem(c);
     if ((rc = dup_or_null(c, obj->meta.name, &wl->job_name)) != GQ_OK ||
         (rc = dup_or_null(c, kvs_find(&obj->meta.labels, QUEUE_LABEL), &wl->queue)) != GQ_OK ||

@@ -164,6 +164,14 @@ int gq__store_load_node_pools(struct gq_store *st, gq__load_spec_fn fn, void *pa
     return specs(st, sql, "node_pools:TT", fn, payload, err); /* a NULL is damage, not a pool */
 }
 
+int gq__store_load_integrations(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                gq_error *err)
+{
+    static const char sql[] = "SELECT name, spec FROM integrations ORDER BY name";
+
+    return specs(st, sql, "integrations:TT", fn, payload, err);
+}
+
 /* ----------------------------------------------------------------- quotas */
 
 struct quota_fn {

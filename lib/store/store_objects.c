@@ -67,6 +67,7 @@ static const struct kind_table tables[] = {
     {GQ_KIND_PROVISIONING_CONFIG, CLUSTER_SCOPED_SQL("provisioning_configs", "", "", ""), 0},
     {GQ_KIND_CONFIGURATION, CLUSTER_SCOPED_SQL("configurations", "", "", ""), 0},
     {GQ_KIND_NODE_POOL, CLUSTER_SCOPED_SQL("node_pools", "", "", ""), 0},
+    {GQ_KIND_INTEGRATION, CLUSTER_SCOPED_SQL("integrations", "", "", ""), 0},
 };
 
 static const struct kind_table *table_for(enum gq_kind kind)

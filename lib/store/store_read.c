@@ -282,6 +282,9 @@ static const struct detail_query {
     {GQ_KIND_NODE_POOL, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                         "spec ->> 'kind' FROM node_pools WHERE name = ?1",
      {X_API_VERSION, X_KIND}},
+    {GQ_KIND_INTEGRATION, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                          "spec ->> 'kind' FROM integrations WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
 };
 
 static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
@@ -961,6 +964,9 @@ static const struct obj_query obj_queries[] = {
      "spec ->> '$.spec.gpusPerNode', spec ->> '$.spec.minNodes', spec ->> '$.spec.maxNodes', "
      "spec ->> '$.spec.provisioningTime', spec ->> '$.spec.stockout' "
      "FROM node_pools ORDER BY name", "node_pools:.T....t....I"},
+    {GQ_KIND_INTEGRATION,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.spec.kind', NULL, 0, 0, 0, "
+     "created_at FROM integrations ORDER BY name", "integrations:.T....t....I"},
 };
 
 static const struct obj_query *obj_query(enum gq_kind kind)

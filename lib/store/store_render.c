@@ -142,6 +142,9 @@ static const struct {
     {GQ_KIND_NODE_POOL, "SELECT NULL, name, uid, spec, created_at, updated_at "
                         "FROM node_pools WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                         OBJECT_SHAPE},
+    {GQ_KIND_INTEGRATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                          "FROM integrations WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                          OBJECT_SHAPE},
 };
 
 struct objects {

@@ -1,0 +1,90 @@
+/*
+ * engine_integrations.c: the user's rows of the integration table, read from
+ * the Integration objects the store keeps, for a decoder to use
+ * (gq_decode_options.integrations).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h"
+#include "apply.h"
+#include "error.h"
+#include "manifest_load.h"
+#include "store_load.h"
+#include "util.h"
+
+struct loading {
+    struct gq__user_rows *r;
+    size_t cap;
+    gq_error *err;
+};
+
+static int row(const struct gq_load_spec *v, void *payload)
+{
+    struct loading *l = payload;
+    struct gq__user_rows *r = l->r;
+    struct gq_object *obj;
+    int rc;
+
+    if (gq__grow(&r->objs, &l->cap, r->n, sizeof(*r->objs)) < 0)
+        return gq__error(l->err, GQ_ENOMEM, "out of memory");
+    obj = &r->objs[r->n];
+    memset(obj, 0, sizeof(*obj));
+    rc = gq__manifest_load(NULL, v->spec, strlen(v->spec), "stored spec", NULL, NULL,
+                           gq__take_object, obj, l->err);
+    if (rc == GQ_OK && obj->kind != GQ_KIND_INTEGRATION)
+        rc = gq__error(l->err, GQ_EIO, "stored integration \"%s\" is not an Integration", v->name);
+    if (rc != GQ_OK) {
+        gq__object_clear(obj);
+        return rc;
+    }
+    r->n++;
+    return GQ_OK;
+}
+
+int gq__engine_load_integrations(struct gq_store *st, struct gq__user_rows *out, gq_error *err)
+{
+    struct loading l = {out, 0, err};
+    size_t i;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = gq__store_load_integrations(st, row, &l, err)) != GQ_OK)
+        goto fail;
+    if (!out->n)
+        return GQ_OK;
+    out->users = calloc(out->n, sizeof(*out->users));
+    out->ptrs = calloc(out->n, sizeof(*out->ptrs));
+    if (!out->users || !out->ptrs) {
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < out->n; i++) {
+        if (gq__integration_user_init(&out->users[i], &out->objs[i].u.integ) != 0) {
+            rc = gq__error(err, GQ_ENOMEM, "out of memory");
+            goto fail;
+        }
+        out->ptrs[i] = &out->users[i].row;
+    }
+    out->set.v = out->ptrs;
+    out->set.n = out->n;
+    return GQ_OK;
+fail:
+    gq__user_rows_free(out);
+    return rc;
+}
+
+void gq__user_rows_free(struct gq__user_rows *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++) {
+        if (r->users)
+            gq__integration_user_clear(&r->users[i]);
+        gq__object_clear(&r->objs[i]);
+    }
+    free(r->users);
+    free(r->ptrs);
+    free(r->objs);
+    memset(r, 0, sizeof(*r));
+}
