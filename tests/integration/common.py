@@ -42,10 +42,13 @@ def has_test_hooks(binary):
     """Whether this build has the test hooks (GQ_TEST_HOOKS: Debug builds only): crash
     points (GQ_CRASH_AT), the service account's directory, the watch's idle limit. A
     Release build has none, and the cases that need them are skipped, saying so."""
+    # A command that creates the database, so that its migrations run and the crash point
+    # fires (`list` on a database that does not exist stops before, which made this probe
+    # answer "no hooks" in Debug builds too and skip every crash case).
     with scratch() as tmp:
         env = dict(os.environ, NO_COLOR="1", GQ_CRASH_AT="mid-migration")
-        p = subprocess.run([binary, "--db", os.path.join(tmp, "probe.db"), "list", "-A"],
-                           capture_output=True, text=True, timeout=60, env=env)
+        p = subprocess.run([binary, "--db", os.path.join(tmp, "probe.db"), "apply", "-f", "-"],
+                           input="", capture_output=True, text=True, timeout=60, env=env)
         return p.returncode == 137
 
 
