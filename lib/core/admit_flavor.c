@@ -420,7 +420,12 @@ int gq__assign(struct gq_snapshot *s, int w, const int32_t *counts, struct gq_as
     if (!(out->ps = calloc(wl->nps, sizeof(*out->ps))))
         return -1;
     out->nps = wl->nps;
-    for (i = 0; i < wl->nps && rc == 0; i++) {
+    /*
+     * Every pod set's arrays first: the scan stops at the first pod set that
+     * does not fit, and the callers read each pod set's flavors (unassigned,
+     * -1) whatever the outcome.
+     */
+    for (i = 0; i < wl->nps; i++) {
         const struct gq_snap_ps *ps = &wl->ps[i];
         struct gq_ps_assign *pa = &out->ps[i];
 
@@ -429,6 +434,11 @@ int gq__assign(struct gq_snapshot *s, int w, const int32_t *counts, struct gq_as
         pa->count = counts ? counts[i] : ps->count;
         for (j = 0; j < ps->nres; j++)
             pa->amount[j] = gq__sat_mul(ps->per_pod[j], pa->count);
+    }
+    for (i = 0; i < wl->nps && rc == 0; i++) {
+        const struct gq_snap_ps *ps = &wl->ps[i];
+        struct gq_ps_assign *pa = &out->ps[i];
+
         c.ps = ps;
         c.psi = i;
         c.pa = pa;

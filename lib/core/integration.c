@@ -21,7 +21,7 @@
     {"kubeflow.org", kind_, {"v1"}, plural_, "spec.runPolicy.suspend",                            \
      {{GQ_INTEG_MAP, "spec." field_, NULL, NULL, keys_, "template", "replicas?1", NULL, false,     \
        NULL, GQ_INTEG_HOOK_NONE}},                                                                 \
-     1, NULL}
+     1, "Succeeded|Failed", NULL}
 
 #define RAY_HEAD(at_)                                                                              \
     {GQ_INTEG_ONE, at_, "head", NULL, NULL, "template", NULL, NULL, false, NULL, GQ_INTEG_HOOK_NONE}
@@ -30,7 +30,7 @@
      GQ_INTEG_HOOK_NONE}
 
 #define NO_SWITCH(group_, kind_, plural_, why_)                                                   \
-    {group_, kind_, {"v1"}, plural_, NULL, {{0}}, 0, why_}
+    {group_, kind_, {"v1"}, plural_, NULL, {{0}}, 0, NULL, why_}
 
 #define DASK_WHY                                                                                   \
     "it has no suspend switch (the Dask operator's CRDs have none), so nothing can hold it "      \
@@ -40,20 +40,20 @@ static const struct gq_integration builtin[] = {
     {"batch", "Job", {"v1"}, "jobs", "spec.suspend",
      {{GQ_INTEG_ONE, "spec", "main", NULL, NULL, "template", JOB_PODS, NULL, false, NULL,
        GQ_INTEG_HOOK_NONE}},
-     1, NULL},
+     1, "Complete|Failed", NULL},
     {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, "jobsets", "spec.suspend",
      {{GQ_INTEG_LIST, "spec.replicatedJobs", NULL, "name", NULL, "template.spec.template",
        JOBSET_PODS, NULL, false, NULL, GQ_INTEG_HOOK_NONE}},
-     1, NULL},
+     1, "Completed|Failed", NULL},
     {"ray.io", "RayJob", {"v1"}, "rayjobs", "spec.suspend",
      {RAY_HEAD("spec.rayClusterSpec.headGroupSpec"),
       RAY_WORKER_GROUPS("spec.rayClusterSpec.workerGroupSpecs"),
       /* Only in K8sJobMode (the default): the submitter Job's pod. */
       {GQ_INTEG_ONE, "spec", "submitter", NULL, NULL, "submitterPodTemplate", NULL, NULL, false,
        "spec.submissionMode=K8sJobMode|", GQ_INTEG_HOOK_RAY_SUBMITTER}},
-     3, NULL},
+     3, "status.jobDeploymentStatus=Complete|Failed", NULL},
     {"ray.io", "RayCluster", {"v1"}, "rayclusters", "spec.suspend",
-     {RAY_HEAD("spec.headGroupSpec"), RAY_WORKER_GROUPS("spec.workerGroupSpecs")}, 2, NULL},
+     {RAY_HEAD("spec.headGroupSpec"), RAY_WORKER_GROUPS("spec.workerGroupSpecs")}, 2, NULL, NULL},
     KUBEFLOW("PyTorchJob", "pytorchjobs", "pytorchReplicaSpecs", "Master,Worker"),
     KUBEFLOW("TFJob", "tfjobs", "tfReplicaSpecs", "Chief,Master,PS,Worker,Evaluator"),
     KUBEFLOW("PaddleJob", "paddlejobs", "paddleReplicaSpecs", "Master,Worker"),
@@ -62,9 +62,9 @@ static const struct gq_integration builtin[] = {
     {"kubeflow.org", "MPIJob", {"v2beta1"}, "mpijobs", "spec.runPolicy.suspend",
      {{GQ_INTEG_MAP, "spec.mpiReplicaSpecs", NULL, NULL, "Launcher,Worker", "template",
        "replicas?1", NULL, false, NULL, GQ_INTEG_HOOK_NONE}},
-     1, NULL},
+     1, "Succeeded|Failed", NULL},
     /* Its pod sets are in the runtime it names; refused until gpuq reads runtimes. */
-    {"trainer.kubeflow.org", "TrainJob", {"v1alpha1"}, "trainjobs", "spec.suspend", {{0}}, 0,
+    {"trainer.kubeflow.org", "TrainJob", {"v1alpha1"}, "trainjobs", "spec.suspend", {{0}}, 0, NULL,
      "its pods are described by the ClusterTrainingRuntime or TrainingRuntime that "
      "spec.runtimeRef names, which gpuq does not read yet"},
     NO_SWITCH("kubernetes.dask.org", "DaskCluster", "daskclusters", DASK_WHY),
@@ -76,6 +76,11 @@ static const struct gq_integration builtin[] = {
 };
 
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+
+const struct gq_integration *gq__integration_job(void)
+{
+    return &builtin[0];
+}
 
 const struct gq_integration *gq__integration_builtin(size_t i)
 {
@@ -121,6 +126,7 @@ int gq__integration_user_init(struct gq_integ_user *u, const struct gq_integrati
         u->row.versions[i] = s->versions.v[i];
     u->row.plural = s->plural;
     u->row.suspend = s->suspend;
+    u->row.finished = s->finished ? s->finished : GQ_INTEG_FINISHED_DEFAULT;
     for (i = 0; i < s->npodsets && i < GQ_INTEG_MAX_PODSET_ENTRIES; i++) {
         const struct gq_integ_podset_spec *p = &s->podsets[i];
         struct gq_integ_podset *e = &u->row.podsets[i];

@@ -61,6 +61,9 @@ struct gq_integration {
     const char *suspend;   /* path of the suspend switch; NULL: the kind has none */
     struct gq_integ_podset podsets[GQ_INTEG_MAX_PODSET_ENTRIES];
     size_t npodsets;
+    const char *finished;  /* how a finished object shows: "Complete|Failed" (condition types
+                              True in status.conditions) or "PATH=V1|V2" (a field's value); the
+                              last alternative is failure; NULL: it never finishes */
     const char *refused;   /* non-NULL: the kind is known but not queued, and why (no suspend
                               switch, or pod sets gpuq cannot read yet) */
 };
@@ -76,6 +79,12 @@ struct gq_integ_user {
     struct gq_integration row;
     char *keys[GQ_INTEG_MAX_PODSET_ENTRIES]; /* owned: each map entry's keys, comma-joined */
 };
+
+/* A user's row that says nothing of finishing: the condition types the common kinds use. */
+#define GQ_INTEG_FINISHED_DEFAULT "Complete|Completed|Succeeded|Failed"
+
+/* The Job's row (batch/v1), which the cluster's Jobs informer uses. */
+const struct gq_integration *gq__integration_job(void);
 
 /* Fill u from s (a decoded, checked Integration); -1 when out of memory (u then cleared). */
 int gq__integration_user_init(struct gq_integ_user *u, const struct gq_integration_spec *s);

@@ -101,6 +101,7 @@ static void integration_clear(struct gq_integration_spec *s)
     strs_clear(&s->versions);
     free(s->plural);
     free(s->suspend);
+    free(s->finished);
     for (i = 0; i < s->npodsets; i++) {
         struct gq_integ_podset_spec *p = &s->podsets[i];
 

@@ -247,6 +247,7 @@ struct gq_integration_spec {
     struct gq_strs versions;
     char *plural;    /* default: the kind lower-cased plus "s" */
     char *suspend;   /* path of the suspend switch, required */
+    char *finished;  /* how a finished object shows (integration.h); NULL: the default */
     struct gq_integ_podset_spec *podsets;
     size_t npodsets;
 };

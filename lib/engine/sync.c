@@ -223,6 +223,8 @@ static const struct collection collections[GQ_INF_COUNT] = {
                        "AdmissionCheck"},
     [GQ_INF_CONFIGS] = {"/apis/kueue.x-k8s.io/v1beta1/provisioningrequestconfigs", NULL, true,
                         KUEUE, "ProvisioningRequestConfig"},
+    [GQ_INF_CRDS] = {"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", NULL, true,
+                     "apiextensions.k8s.io/v1", "CustomResourceDefinition"},
 };
 
 /*
@@ -232,32 +234,108 @@ static const struct collection collections[GQ_INF_COUNT] = {
 void gq__sync_typed(const struct gq_sync_feed *f, json_object *items)
 {
     const struct collection *c = &collections[f->which];
+    const char *kind = f->row ? f->row->kind : c->kind;
+    char api_version[256];
     size_t i, n = json_object_array_length(items);
 
+    if (f->row && *f->row->group)
+        snprintf(api_version, sizeof(api_version), "%s/%s", f->row->group, f->row->versions[0]);
+    else
+        snprintf(api_version, sizeof(api_version), "%s",
+                 f->row ? f->row->versions[0] : c->api_version);
     for (i = 0; i < n; i++) {
         json_object *o = json_object_array_get_idx(items, i);
 
         if (!json_object_object_get_ex(o, "apiVersion", NULL))
-            json_object_object_add(o, "apiVersion", json_object_new_string(c->api_version));
+            json_object_object_add(o, "apiVersion", json_object_new_string(api_version));
         if (!json_object_object_get_ex(o, "kind", NULL))
-            json_object_object_add(o, "kind", json_object_new_string(c->kind));
+            json_object_object_add(o, "kind", json_object_new_string(kind));
     }
 }
 
+const struct gq_integration *gq__sync_row(const struct gq_sync *s, const char *kind)
+{
+    const struct gq_integration *row =
+        kind ? gq__integration_by_kind(kind, &s->rows.set) : NULL;
+
+    return row ? row : gq__integration_job();
+}
+
+void gq__sync_job_path(char *buf, size_t size, const struct gq_integration *row,
+                       const char *api_version, const char *ns, const char *name)
+{
+    const char *slash = api_version ? strchr(api_version, '/') : NULL;
+    char gv[256];
+
+    /* The version the job was written in (the server converts), else the row's first. */
+    if (slash && slash[1])
+        snprintf(gv, sizeof(gv), "%s", api_version);
+    else if (*row->group)
+        snprintf(gv, sizeof(gv), "%s/%s", row->group, row->versions[0]);
+    else
+        snprintf(gv, sizeof(gv), "%s", row->versions[0]);
+    snprintf(buf, size, "%s/%s%s%s/%s%s%s", *row->group ? "/apis" : "/api", gv, ns ? "/namespaces/" : "",
+             ns ? ns : "", row->plural, name ? "/" : "", name ? name : "");
+}
+
+/*
+ * CustomResourceDefinitions: when one of a kind of job is installed (or
+ * changes), that kind's informer, waiting out its CRD's absence, lists at
+ * once instead of at its next retry.
+ */
+static void crd_seen(struct gq_sync *s, json_object *crd)
+{
+    const char *group = gq__js_str(crd, "spec.group"), *plural = gq__js_str(crd, "spec.names.plural");
+    size_t i;
+
+    for (i = 0; group && plural && i < s->nkinds; i++)
+        if (!strcmp(s->kfeed[i].row->group, group) && !strcmp(s->kfeed[i].row->plural, plural) &&
+            gq__kube_informer_problem(s->kinf[i])) {
+            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, s->kfeed[i].row->kind,
+                         "crd-installed", "%s.%s is served: listing", plural, group);
+            gq__kube_informer_retry(s->kinf[i]);
+        }
+}
+
+static int crds_replace(json_object *items, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+    size_t i, n = json_object_array_length(items);
+
+    for (i = 0; i < n; i++)
+        crd_seen(f->s, json_object_array_get_idx(items, i));
+    return GQ_OK;
+}
+
+static int crds_event(const char *type, json_object *obj, void *payload)
+{
+    struct gq_sync_feed *f = payload;
+
+    if (strcmp(type, "DELETED") != 0)
+        crd_seen(f->s, obj);
+    return GQ_OK;
+}
+
+static const struct gq_kube_informer_ops jobs_ops = {gq__sync_jobs_replace,
+                                                     gq__sync_jobs_event};
+
 static int informers_new(struct gq_sync *s, gq_error *err)
 {
-    static const struct gq_kube_informer_ops jobs = {gq__sync_jobs_replace, gq__sync_jobs_event};
     static const struct gq_kube_informer_ops prs = {provreqs_replace, provreqs_event};
+    static const struct gq_kube_informer_ops crds = {crds_replace, crds_event};
     static const struct gq_kube_informer_ops objects = {gq__sync_objects_replace,
                                                         gq__sync_objects_event};
     int i, rc;
 
     for (i = 0; i < GQ_INF_COUNT; i++) {
-        const struct gq_kube_informer_ops *ops =
-            i == GQ_INF_JOBS ? &jobs : i == GQ_INF_PROVREQS ? &prs : &objects;
+        const struct gq_kube_informer_ops *ops = i == GQ_INF_JOBS      ? &jobs_ops
+                                                 : i == GQ_INF_PROVREQS ? &prs
+                                                 : i == GQ_INF_CRDS     ? &crds
+                                                                        : &objects;
 
         s->feed[i].s = s;
         s->feed[i].which = (enum gq_sync_informer)i;
+        s->feed[i].row = i == GQ_INF_JOBS ? gq__integration_job() : NULL;
         if ((rc = gq__kube_informer_new(&s->inf[i], s->k, collections[i].path,
                                         collections[i].selector, ops, &s->feed[i], err)) != GQ_OK)
             return rc;
@@ -265,14 +343,71 @@ static int informers_new(struct gq_sync *s, gq_error *err)
     return GQ_OK;
 }
 
+/* One informer for a kind of job the cluster may serve (its CRD may be absent). */
+static int kind_informer(struct gq_sync *s, const struct gq_integration *row, gq_error *err)
+{
+    char path[512];
+    size_t i = s->nkinds;
+    int rc;
+
+    if (row->refused || !row->suspend || row == gq__integration_job())
+        return GQ_OK;
+    if (i == GQ_SYNC_MAX_KINDS)
+        return gq__error(err, GQ_EINVALID, "more than %d kinds of job to watch",
+                         GQ_SYNC_MAX_KINDS);
+    gq__sync_job_path(path, sizeof(path), row, NULL, NULL, NULL);
+    s->kfeed[i].s = s;
+    s->kfeed[i].which = GQ_INF_JOBS;
+    s->kfeed[i].row = row;
+    if ((rc = gq__kube_informer_new(&s->kinf[i], s->k, path, GQ_SYNC_QUEUE_LABEL, &jobs_ops,
+                                    &s->kfeed[i], err)) != GQ_OK)
+        return rc;
+    s->nkinds++;
+    return GQ_OK;
+}
+
+static int rows_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct gq_sync *s = payload;
+
+    gq__user_rows_free(&s->rows);
+    return gq__engine_load_integrations(st, &s->rows, err);
+}
+
+/*
+ * The informers of every kind of the integration table but Job: the
+ * built-in rows, then the user's (the Integration objects as gpuqd starts,
+ * after --config is applied).
+ */
+static int kinds_new(struct gq_sync *s, gq_error *err)
+{
+    const struct gq_integration *row;
+    size_t i;
+    int rc;
+
+    if ((rc = gq__store_read(s->st, rows_txn, s, err)) != GQ_OK)
+        return rc;
+    for (i = 0; (row = gq__integration_builtin(i)) != NULL; i++)
+        if ((rc = kind_informer(s, row, err)) != GQ_OK)
+            return rc;
+    for (i = 0; i < s->rows.set.n; i++)
+        if ((rc = kind_informer(s, s->rows.set.v[i], err)) != GQ_OK)
+            return rc;
+    return GQ_OK;
+}
+
 /* Every collection listed once; an absent CRD counts as listed (nothing to list). */
 static bool all_synced(struct gq_sync *s)
 {
+    size_t k;
     int i;
 
     for (i = 0; i < GQ_INF_COUNT; i++)
         if (!gq__kube_informer_synced(s->inf[i]) &&
             !(collections[i].optional && gq__kube_informer_problem(s->inf[i])))
+            return false;
+    for (k = 0; k < s->nkinds; k++)
+        if (!gq__kube_informer_synced(s->kinf[k]) && !gq__kube_informer_problem(s->kinf[k]))
             return false;
     return true;
 }
@@ -397,6 +532,14 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
         return rc;
     }
     if (!s->synced && (s->synced = all_synced(s))) {
+        size_t k;
+
+        /* A kind of job whose CRD the cluster does not serve: one line each, not an error. */
+        for (k = 0; k < s->nkinds; k++)
+            if (gq__kube_informer_problem(s->kinf[k]))
+                gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL,
+                             s->kfeed[k].row->plural, "not-watched", "%s",
+                             gq__kube_informer_problem(s->kinf[k]));
         gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, NULL, "synced",
                      "first full list of every kind");
         if (s->o.ready)
@@ -472,6 +615,9 @@ static void sync_close(struct gq_sync *s)
         gq__sync_lease_release(s);
     for (i = 0; i < GQ_INF_COUNT; i++)
         gq__kube_informer_free(s->inf[i]);
+    for (i = 0; i < (int)s->nkinds; i++)
+        gq__kube_informer_free(s->kinf[i]);
+    gq__user_rows_free(&s->rows);
     gq__kube_close(s->k);
     gq__sync_lease_free(&s->lease);
     free(s->lease_ns);
@@ -487,7 +633,8 @@ int gq_cluster_run(gq_db *db, const gq_cluster_options *opts, gq_error *err)
     if ((rc = gq__version_check(opts->version, GQ_CLUSTER_OPTIONS_VERSION, "gq_cluster_options",
                                 err)) != GQ_OK)
         return rc;
-    if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK) {
+    if ((rc = sync_open(&s, db, opts, err)) == GQ_OK && (rc = apply_config(&s, err)) == GQ_OK &&
+        (rc = kinds_new(&s, err)) == GQ_OK) {
         gq__sync_log(&s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, s.identity, "started",
                      "API server %s", gq__kube_config(s.k)->server);
         gq__engine_hold_wal(s.st, true);

@@ -26,7 +26,9 @@
 #include <stdint.h>
 
 #include "gpuqueue/cluster.h"
+#include "apply.h"
 #include "handle.h"
+#include "integration.h"
 #include "kube.h"
 #include "util.h"
 
@@ -45,15 +47,20 @@ enum gq_sync_informer {
     GQ_INF_PRIORITIES,
     GQ_INF_CHECKS,
     GQ_INF_CONFIGS,
+    GQ_INF_CRDS,            /* CustomResourceDefinitions: a kind's CRD installed is watched at once */
     GQ_INF_COUNT
 };
+
+/* Informers of the integration table's kinds but Job (built-in rows and the user's). */
+#define GQ_SYNC_MAX_KINDS 32
 
 struct gq_sync;
 
 /* What one informer's callbacks need: the sync and which collection. */
 struct gq_sync_feed {
     struct gq_sync *s;
-    enum gq_sync_informer which;
+    enum gq_sync_informer which;   /* GQ_INF_JOBS for every kind of job */
+    const struct gq_integration *row; /* a kind of job: its row of the integration table */
 };
 
 struct gq_lease {
@@ -74,6 +81,10 @@ struct gq_sync {
     gq_cluster_options o;
     struct gq_kube_informer *inf[GQ_INF_COUNT];
     struct gq_sync_feed feed[GQ_INF_COUNT];
+    struct gq_kube_informer *kinf[GQ_SYNC_MAX_KINDS]; /* one per kind of job but Job */
+    struct gq_sync_feed kfeed[GQ_SYNC_MAX_KINDS];
+    size_t nkinds;
+    struct gq__user_rows rows; /* the user's integration rows, read at start */
     bool synced;            /* every informer has listed once (or its CRD is absent) */
     bool more;              /* the last admission batch stopped before the queues settled */
     bool leader;
@@ -121,8 +132,16 @@ int gq__sync_jobs_event(const char *type, json_object *obj, void *payload);
 int gq__sync_objects_replace(json_object *items, void *payload);
 int gq__sync_objects_event(const char *type, json_object *obj, void *payload);
 
-/* Observe one Job object (inside the caller's write transaction). */
-int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err);
+/* Observe one job of the kind row says (inside the caller's write transaction). */
+int gq__sync_job_observe(struct gq_sync *s, const struct gq_integration *row, json_object *job,
+                         gq_error *err);
+
+/* The row of the integration table for a workload's job kind (NULL or "Job": the Job's). */
+const struct gq_integration *gq__sync_row(const struct gq_sync *s, const char *kind);
+
+/* The API path of a job's collection in ns, or of the job name (NULL: the collection). */
+void gq__sync_job_path(char *buf, size_t size, const struct gq_integration *row,
+                       const char *api_version, const char *ns, const char *name);
 
 /* Step 3: every side effect the database asks for, each applied as calls to the API server. */
 int gq__sync_outbox(struct gq_sync *s, gq_error *err);

@@ -22,6 +22,7 @@
  *    first (catalogue A22).
  * Objects with a deletionTimestamp are not queued (Kueue #15148).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "apply.h" /* gq__apply_workload: the cluster's Jobs applied as gpuq apply does */
@@ -36,16 +37,50 @@
 #include "util.h"
 
 struct job_view {
+    const struct gq_integration *row; /* its kind's row of the integration table */
     json_object *obj;
     const char *uid, *ns, *name, *rv, *queue;
-    bool suspended, finished, deleting, admitted;
+    bool suspended, finished, failed, deleting, admitted;
 };
 
-static void view(json_object *obj, struct job_view *v)
+/*
+ * Whether the job is over, by its row's rule: "A|B" are condition types
+ * (True in status.conditions), "PATH=A|B" values of a field; the last
+ * alternative is failure.
+ */
+static void finished(const struct gq_integration *row, json_object *obj, bool *done, bool *failed)
 {
-    json_object *susp = gq__js_get(obj, "spec.suspend");
+    const char *rule = row->finished, *eq, *p, *have = NULL;
+    char path[256], word[64];
+
+    *done = *failed = false;
+    if (!rule)
+        return;
+    if ((eq = strchr(rule, '=')) != NULL) {
+        snprintf(path, sizeof(path), "%.*s", (int)(eq - rule), rule);
+        if (!(have = gq__js_str(obj, path)))
+            return;
+        rule = eq + 1;
+    }
+    for (p = rule; *p;) {
+        size_t n = strcspn(p, "|");
+
+        snprintf(word, sizeof(word), "%.*s", (int)n, p);
+        if (have ? strcmp(have, word) == 0 : gq__js_condition(obj, word)) {
+            *done = true;
+            *failed = p[n] == '\0'; /* the last alternative */
+            return;
+        }
+        p += n + (p[n] == '|');
+    }
+}
+
+static void view(const struct gq_integration *row, json_object *obj, struct job_view *v)
+{
+    json_object *susp = gq__js_get(obj, row->suspend);
 
     memset(v, 0, sizeof(*v));
+    v->row = row;
     v->obj = obj;
     v->uid = gq__js_str(obj, "metadata.uid");
     v->ns = gq__js_str(obj, "metadata.namespace");
@@ -53,7 +88,7 @@ static void view(json_object *obj, struct job_view *v)
     v->rv = gq__js_str(obj, "metadata.resourceVersion");
     v->queue = gq__js_str(gq__js_get(obj, "metadata.labels"), GQ_SYNC_QUEUE_LABEL);
     v->suspended = susp && json_object_get_boolean(susp);
-    v->finished = gq__js_condition(obj, "Complete") || gq__js_condition(obj, "Failed");
+    finished(row, obj, &v->finished, &v->failed);
     v->deleting = gq__js_get(obj, "metadata.deletionTimestamp") != NULL;
     v->admitted = gq__js_str(gq__js_get(obj, "metadata.annotations"),
                              GQ_SYNC_ADMISSION_ANNOTATION) != NULL;
@@ -106,7 +141,7 @@ static int close_workload(struct gq_sync *s, const struct gq_sync_record *r, con
  * its pod template stripped (Kueue does the same), so that the pristine
  * template is the user's. A copy: the informer owns the object.
  */
-static json_object *pristine(json_object *obj)
+static json_object *pristine(const struct gq_integration *row, json_object *obj)
 {
     static const char *const managed[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
                                           "job-name", "batch.kubernetes.io/job-name"};
@@ -115,6 +150,10 @@ static json_object *pristine(json_object *obj)
 
     if (json_object_deep_copy(obj, &copy, NULL) != 0)
         return NULL;
+    if (row != gq__integration_job()) { /* other kinds' controllers leave their templates be */
+        json_object_object_del(copy, "status");
+        return copy;
+    }
     labels = gq__js_get(copy, "spec.template.metadata.labels");
     for (i = 0; labels && i < sizeof(managed) / sizeof(*managed); i++)
         json_object_object_del(labels, managed[i]);
@@ -132,20 +171,21 @@ static json_object *pristine(json_object *obj)
 static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
     gq_apply_options opts = GQ_APPLY_OPTIONS_INIT;
+    struct gq_decode_options dopts = {NULL, &s->rows.set};
     struct gq_object obj;
-    json_object *copy = pristine(v->obj);
+    json_object *copy = pristine(v->row, v->obj);
     int rc;
 
     if (!copy)
         return gq__error(err, GQ_ENOMEM, "out of memory");
     memset(&obj, 0, sizeof(obj));
-    rc = gq__manifest_decode(&obj, copy, NULL, err);
+    rc = gq__manifest_decode(&obj, copy, &dopts, err);
     json_object_put(copy);
     if (rc != GQ_OK) {
         gq__object_clear(&obj);
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name, "invalid", "%s",
-                     err ? err->msg : "");
-        return GQ_OK; /* a Job gpuq cannot read stays suspended and is reported */
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name, "invalid",
+                     "%s %s", v->row->kind, err ? err->msg : "");
+        return GQ_OK; /* a job gpuq cannot read stays suspended and is reported */
     }
     rc = gq__apply_workload(s->db, &opts, &obj, gq__store_now(s->st), NULL, NULL, err);
     gq__object_clear(&obj);
@@ -163,10 +203,14 @@ static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error 
     struct gq_sync_record r;
     int rc;
 
-    if ((rc = gq__store_sync_replaced(s->st, v->ns, v->name, v->uid, &r, err)) != GQ_OK || !r.id)
+    char msg[160];
+
+    if ((rc = gq__store_sync_replaced(s->st, v->row->kind, v->ns, v->name, v->uid, &r, err)) !=
+            GQ_OK ||
+        !r.id)
         return rc;
-    return close_workload(s, &r, v->ns, GQ_WL_CANCELLED, "JobReplaced",
-                          "the Job was deleted and re-created with a new UID", err);
+    snprintf(msg, sizeof(msg), "the %s was deleted and re-created with a new UID", v->row->kind);
+    return close_workload(s, &r, v->ns, GQ_WL_CANCELLED, "JobReplaced", msg, err);
 }
 
 static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err)
@@ -199,29 +243,33 @@ static int observed(struct gq_sync *s, const struct job_view *v, const struct gq
 
     if ((rc = gq__store_kube_seen(s->st, r->id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
-    if (v->finished)
-        return close_workload(s, r, v->ns, GQ_WL_FINISHED,
-                              gq__js_condition(v->obj, "Failed") ? "Failed" : "Succeeded",
-                              "the Job finished", err);
+    char msg[160];
+
+    if (v->finished) {
+        snprintf(msg, sizeof(msg), "the %s finished", v->row->kind);
+        return close_workload(s, r, v->ns, GQ_WL_FINISHED, v->failed ? "Failed" : "Succeeded",
+                              msg, err);
+    }
     if (!v->queue) {
         if (in_state(r, GQ_WL_RUNNING))
             return GQ_OK; /* in use: its quota goes when it ends */
-        return close_workload(s, r, v->ns, GQ_WL_CANCELLED, "QueueLabelRemoved",
-                              "the Job left its queue (label " GQ_SYNC_QUEUE_LABEL " removed)",
-                              err);
+        snprintf(msg, sizeof(msg), "the %s left its queue (label " GQ_SYNC_QUEUE_LABEL " removed)",
+                 v->row->kind);
+        return close_workload(s, r, v->ns, GQ_WL_CANCELLED, "QueueLabelRemoved", msg, err);
     }
     if (in_state(r, GQ_WL_ADMITTED) && !v->suspended && v->admitted)
         return started(s, v, r, err);
     return GQ_OK;
 }
 
-static int observe(struct gq_sync *s, json_object *obj, gq_error *err)
+static int observe(struct gq_sync *s, const struct gq_integration *row, json_object *obj,
+                   gq_error *err)
 {
     struct job_view v;
     struct gq_sync_record r;
     int rc;
 
-    view(obj, &v);
+    view(row, obj, &v);
     if (!v.uid || !v.ns || !v.name)
         return GQ_OK;
     if ((rc = gq__store_sync_by_uid(s->st, v.uid, &r, err)) != GQ_OK)
@@ -229,19 +277,21 @@ static int observe(struct gq_sync *s, json_object *obj, gq_error *err)
     return r.id ? observed(s, &v, &r, err) : first_seen(s, &v, err);
 }
 
-int gq__sync_job_observe(struct gq_sync *s, json_object *job, gq_error *err)
+int gq__sync_job_observe(struct gq_sync *s, const struct gq_integration *row, json_object *job,
+                         gq_error *err)
 {
-    return observe(s, job, err);
+    return observe(s, row, job, err);
 }
 
 /* A DELETED event: still labelled means really deleted (confirmed later by a GET). */
-static int deleted(struct gq_sync *s, json_object *obj, gq_error *err)
+static int deleted(struct gq_sync *s, const struct gq_integration *row, json_object *obj,
+                   gq_error *err)
 {
     struct job_view v;
     struct gq_sync_record r;
     int rc;
 
-    view(obj, &v);
+    view(row, obj, &v);
     if (!v.uid || (rc = gq__store_sync_by_uid(s->st, v.uid, &r, err)) != GQ_OK || !r.id)
         return v.uid ? rc : GQ_OK;
     if (!v.queue)
@@ -252,6 +302,7 @@ static int deleted(struct gq_sync *s, json_object *obj, gq_error *err)
 
 struct batch {
     struct gq_sync *s;
+    const struct gq_integration *row; /* the kind */
     json_object *items;   /* replace */
     const char *type;     /* event */
     json_object *obj;
@@ -264,7 +315,8 @@ static int event_txn(struct gq_store *st, void *payload, gq_error *err)
     int rc;
 
     (void)st;
-    rc = strcmp(b->type, "DELETED") == 0 ? deleted(b->s, b->obj, err) : observe(b->s, b->obj, err);
+    rc = strcmp(b->type, "DELETED") == 0 ? deleted(b->s, b->row, b->obj, err)
+                                         : observe(b->s, b->row, b->obj, err);
     gq__apply_forget(b->s->db); /* apply's LocalQueue cache lives for one transaction */
     return rc;
 }
@@ -272,7 +324,7 @@ static int event_txn(struct gq_store *st, void *payload, gq_error *err)
 int gq__sync_jobs_event(const char *type, json_object *obj, void *payload)
 {
     struct gq_sync_feed *f = payload;
-    struct batch b = {f->s, NULL, type, obj};
+    struct batch b = {f->s, f->row, NULL, type, obj};
 
     return gq__store_write(f->s->st, event_txn, &b, &f->s->callback_err);
 }
@@ -295,11 +347,11 @@ static int replace_txn(struct gq_store *st, void *payload, gq_error *err)
 
         if (uid)
             json_object_array_add(uids, json_object_new_string(uid));
-        rc = observe(b->s, job, err);
+        rc = observe(b->s, b->row, job, err);
     }
     text = json_object_to_json_string_ext(uids, JSON_C_TO_STRING_PLAIN);
     if (rc == GQ_OK)
-        rc = gq__store_sync_unlisted_gone(st, text, err);
+        rc = gq__store_sync_unlisted_gone(st, b->row->kind, text, err);
     json_object_put(uids);
     gq__apply_forget(b->s->db); /* apply's LocalQueue cache lives for one transaction */
     return rc;
@@ -308,10 +360,11 @@ static int replace_txn(struct gq_store *st, void *payload, gq_error *err)
 int gq__sync_jobs_replace(json_object *items, void *payload)
 {
     struct gq_sync_feed *f = payload;
-    struct batch b = {f->s, items, NULL, NULL};
+    struct batch b = {f->s, f->row, items, NULL, NULL};
 
     gq__sync_typed(f, items);
-    gq__sync_log(f->s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, "jobs", "listed",
-                 "%zu labelled Jobs", json_object_array_length(items));
+    gq__sync_log(f->s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_SYNC, NULL, f->row->plural, "listed",
+                 "%zu labelled %s%s", json_object_array_length(items), f->row->kind,
+                 json_object_array_length(items) == 1 ? "" : "s");
     return gq__store_write(f->s->st, replace_txn, &b, &f->s->callback_err);
 }

@@ -101,12 +101,14 @@ static bool refused_status(long status)
  * blockOwnerDeletion so that a foreground deletion of the Job waits for
  * them (the reason the ClusterRole grants jobs/finalizers).
  */
-static json_object *owner_refs(const char *job, const char *uid)
+static json_object *owner_refs(const char *kind, const char *api_version, const char *job,
+                               const char *uid)
 {
     json_object *refs = json_object_new_array(), *ref = json_object_new_object();
 
-    json_object_object_add(ref, "apiVersion", json_object_new_string("batch/v1"));
-    json_object_object_add(ref, "kind", json_object_new_string("Job"));
+    json_object_object_add(ref, "apiVersion",
+                           json_object_new_string(api_version ? api_version : "batch/v1"));
+    json_object_object_add(ref, "kind", json_object_new_string(kind ? kind : "Job"));
     json_object_object_add(ref, "name", json_object_new_string(job));
     json_object_object_add(ref, "uid", json_object_new_string(uid));
     json_object_object_add(ref, "controller", json_object_new_boolean(1));
@@ -115,8 +117,16 @@ static json_object *owner_refs(const char *job, const char *uid)
     return refs;
 }
 
-/* The stored object as the cluster gets it: owned by the Job, server fields dropped. */
-static void own(json_object *obj, const char *job, const char *uid)
+/* The workload a side effect is for, and its job's kind. */
+struct target {
+    int64_t id;
+    const char *ns, *name, *job, *uid;
+    const struct gq_integration *row; /* the job's kind */
+    const char *api_version;          /* the job's apiVersion; NULL: the row's */
+};
+
+/* The stored object as the cluster gets it: owned by the job, server fields dropped. */
+static void own(json_object *obj, const struct target *t)
 {
     json_object *meta = gq__js_get(obj, "metadata");
 
@@ -125,7 +135,8 @@ static void own(json_object *obj, const char *job, const char *uid)
     json_object_object_del(meta, "uid");
     json_object_object_del(meta, "creationTimestamp");
     json_object_object_del(meta, "resourceVersion");
-    json_object_object_add(meta, "ownerReferences", owner_refs(job, uid));
+    json_object_object_add(meta, "ownerReferences",
+                           owner_refs(t->row->kind, t->api_version, t->job, t->uid));
 }
 
 static bool owned_by(json_object *obj, const char *uid)
@@ -178,7 +189,7 @@ static int create(struct gq_sync *s, const char *collection, json_object *obj, c
 }
 
 static int create_templates(struct gq_sync *s, const char *ns, const char *templates,
-                            const char *job, const char *uid, gq_error *err)
+                            const struct target *t, gq_error *err)
 {
     json_object *pts = json_tokener_parse(templates), *got = NULL;
     char collection[320];
@@ -190,8 +201,8 @@ static int create_templates(struct gq_sync *s, const char *ns, const char *templ
     for (i = 0; rc == GQ_OK && i < n; i++) {
         json_object *pt = json_object_array_get_idx(pts, i);
 
-        own(pt, job, uid);
-        rc = create(s, collection, pt, uid, &got, &adopted, err);
+        own(pt, t);
+        rc = create(s, collection, pt, t->uid, &got, &adopted, err);
         json_object_put(got);
         got = NULL;
     }
@@ -217,12 +228,6 @@ static int created_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc;
 }
 
-/* The workload a side effect is for. */
-struct target {
-    int64_t id;
-    const char *ns, *name, *job, *uid;
-};
-
 static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
                   const char *message, gq_error *err);
 
@@ -232,18 +237,19 @@ static int create_request(struct gq_sync *s, const struct gq__outbox_item *it, g
     const char *ns = it->ns, *name = it->name, *uid = it->uid, *job = it->job;
     json_object *pr = json_tokener_parse(it->spec), *got = NULL;
     struct created c = {it->id, it->wid, ns, name, NULL, NULL};
-    struct target t = {c.wid, ns, it->wname, job, uid};
+    struct target t = {c.wid, ns, it->wname, job, uid, gq__sync_row(s, it->job_kind),
+                       it->job_api_version};
     char collection[320];
     bool adopted = false;
     int rc;
 
     if (!pr)
         return gq__error(err, GQ_EIO, "unreadable stored ProvisioningRequest %s/%s", ns, name);
-    if ((rc = create_templates(s, ns, it->templates, job, uid, err)) == GQ_OK) {
+    if ((rc = create_templates(s, ns, it->templates, &t, err)) == GQ_OK) {
         gq__crash_point("after-podtemplates");
         snprintf(collection, sizeof(collection),
                  "/apis/autoscaling.x-k8s.io/v1/namespaces/%s/provisioningrequests", ns);
-        own(pr, job, uid);
+        own(pr, &t);
         rc = create(s, collection, pr, uid, &got, &adopted, err);
     }
     if (rc == GQ_OK) {
@@ -257,7 +263,7 @@ static int create_request(struct gq_sync *s, const struct gq__outbox_item *it, g
     }
     if (rc == GQ_OK)
         gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_PROVISIONING_REQUEST, ns, name,
-                     adopted ? "adopted" : "created", "for Job %s", job);
+                     adopted ? "adopted" : "created", "for %s %s", t.row->kind, job);
     else if (rc == GQ_EEXISTS || rc == GQ_EINVALID)
         rc = refuse(s, &t, "CreateRefused", err->msg, err);
     json_object_put(got);
@@ -565,14 +571,14 @@ static json_object *map_patch(const struct gq_kvs *want, json_object *have)
  * The template's tolerations as released: the pristine ones as stored, then
  * those the release added; NULL (the field removed) when there are none.
  */
-static json_object *tolerations_patch(const struct release_ctx *c)
+static json_object *tolerations_json(json_object *tmpl, const struct gq_released *rel)
 {
-    json_object *have = gq__js_get(c->tmpl, "spec.tolerations"), *out;
+    json_object *have = gq__js_get(tmpl, "spec.tolerations"), *out;
     size_t i, n = 0;
 
     if (!json_object_is_type(have, json_type_array)) {
         have = NULL;
-        if (!c->out.ntolerations)
+        if (!rel->ntolerations)
             return NULL;
     }
     out = json_object_new_array();
@@ -582,9 +588,14 @@ static json_object *tolerations_patch(const struct release_ctx *c)
         json_object_array_add(out, json_object_get(t));
         n += json_object_is_type(t, json_type_object);
     }
-    for (i = n; i < c->out.ntolerations; i++)
-        json_object_array_add(out, gq__mf_toleration_json(&c->out.tolerations[i]));
+    for (i = n; i < rel->ntolerations; i++)
+        json_object_array_add(out, gq__mf_toleration_json(&rel->tolerations[i]));
     return out;
+}
+
+static json_object *tolerations_patch(const struct release_ctx *c)
+{
+    return tolerations_json(c->tmpl, &c->out);
 }
 
 static json_object *template_patch(const struct release_ctx *c, json_object *have)
@@ -630,9 +641,10 @@ static json_object *release_patch(const struct release_ctx *c, const char *rv, j
 }
 
 /* The item's workload. */
-static struct target target_of(const struct gq__outbox_item *it)
+static struct target target_of(const struct gq_sync *s, const struct gq__outbox_item *it)
 {
-    struct target t = {it->id, it->ns, it->name, it->job, it->uid};
+    struct target t = {it->id,  it->ns, it->name, it->job, it->uid, gq__sync_row(s, it->job_kind),
+                       it->job_api_version};
 
     return t;
 }
@@ -731,7 +743,7 @@ static int give_back_txn(struct gq_store *st, void *payload, gq_error *err)
  */
 static int give_back(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target t = target_of(it);
+    struct target t = target_of(s, it);
     json_object *rec = json_tokener_parse(it->kube_error);
     int64_t tries;
     char msg[sizeof(err->msg)], took[GQ_DURATION_BUFSIZE];
@@ -757,15 +769,15 @@ static int give_back(struct gq_sync *s, const struct gq__outbox_item *it, gq_err
 /* ---------------------------------------------------------------- release */
 
 /* GET the Job: *out the object (200), NULL when it is gone or has another UID. */
-static int get_job(struct gq_sync *s, const char *ns, const char *job, const char *uid,
-                   json_object **out, gq_error *err)
+static int get_job(struct gq_sync *s, const struct target *t, json_object **out, gq_error *err)
 {
+    const char *uid = t->uid;
     struct gq_kube_resp r;
-    char path[600], line[GQ_KUBE_STATUS_LINE];
+    char path[768], line[GQ_KUBE_STATUS_LINE];
     int rc;
 
     *out = NULL;
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", ns, job);
+    gq__sync_job_path(path, sizeof(path), t->row, t->api_version, t->ns, t->job);
     if ((rc = gq__kube_call(s->k, "GET", path, NULL, NULL, &r, err)) != GQ_OK)
         return rc;
     if (r.status == 200) {
@@ -781,13 +793,14 @@ static int get_job(struct gq_sync *s, const char *ns, const char *job, const cha
     return rc;
 }
 
-static int patch_job(struct gq_sync *s, const char *ns, const char *job, const char *sub,
+static int patch_job(struct gq_sync *s, const struct target *t, const char *sub,
                      json_object *patch, struct gq_kube_resp *r, gq_error *err)
 {
-    char path[640];
+    char path[800];
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s%s%s", ns, job,
-             sub ? "/" : "", sub ? sub : "");
+    gq__sync_job_path(path, sizeof(path) - 16, t->row, t->api_version, t->ns, t->job);
+    if (sub)
+        snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", sub);
     return gq__kube_call(s->k, "PATCH", path, "application/merge-patch+json",
                          json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), r, err);
 }
@@ -795,9 +808,9 @@ static int patch_job(struct gq_sync *s, const char *ns, const char *job, const c
 /* build(ctx, rv, have) makes a patch against resourceVersion rv, the Job being have. */
 typedef json_object *(*patch_fn)(void *ctx, const char *rv, json_object *have);
 
-/* One guarded patch of a Job: what it is for, and how it went. */
+/* One guarded patch of a job: what it is for, and how it went. */
 struct patch_req {
-    const char *ns, *job, *uid;
+    const struct target *t;
     patch_fn build;
     void *ctx;
     long status;              /* out: the HTTP status of the last answer */
@@ -810,7 +823,7 @@ static int patch_failed(const struct patch_req *p, const struct gq_kube_resp *r,
 
     gq__kube_status_line(line, sizeof(line), r);
     return gq__error(err, refused_status(r->status) ? GQ_EINVALID : GQ_EK8S,
-                     "PATCH job %s/%s: %s", p->ns, p->job, line);
+                     "PATCH %s %s/%s: %s", p->t->row->kind, p->t->ns, p->t->job, line);
 }
 
 /*
@@ -829,12 +842,13 @@ static int guard_rv(struct gq_sync *s, const struct patch_req *p, const char *rv
     *out = NULL;
     if (rv && *rv)
         return (*out = gq__strdup(rv)) ? GQ_OK : gq__error(err, GQ_ENOMEM, "out of memory");
-    if ((rc = get_job(s, p->ns, p->job, p->uid, &now, err)) != GQ_OK)
+    if ((rc = get_job(s, p->t, &now, err)) != GQ_OK)
         return rc;
     json_object_put(*cur);
     *cur = now;
     if (now && !(*out = gq__strdup(gq__js_str(now, "metadata.resourceVersion"))))
-        rc = gq__error(err, GQ_EK8S, "job %s/%s: the answer has no resourceVersion", p->ns, p->job);
+        rc = gq__error(err, GQ_EK8S, "%s %s/%s: the answer has no resourceVersion",
+                       p->t->row->kind, p->t->ns, p->t->job);
     return rc;
 }
 
@@ -857,7 +871,7 @@ static int patch_guarded(struct gq_sync *s, struct patch_req *p, const char *rv,
         goto out; /* unreadable, or gone: nothing to patch */
     for (attempt = 0; rc == GQ_OK && attempt <= CONFLICT_RETRIES; attempt++) {
         patch = p->build(p->ctx, seen, cur);
-        rc = patch_job(s, p->ns, p->job, NULL, patch, &r, err);
+        rc = patch_job(s, p->t, NULL, patch, &r, err);
         json_object_put(patch);
         if (rc != GQ_OK)
             break;
@@ -874,8 +888,8 @@ static int patch_guarded(struct gq_sync *s, struct patch_req *p, const char *rv,
             break; /* gone, or another Job now has the name */
     }
     if (rc == GQ_OK && !*job_out && attempt > CONFLICT_RETRIES)
-        rc = gq__error(err, GQ_ECONFLICT, "job %s/%s kept changing: %d conflicts", p->ns, p->job,
-                       CONFLICT_RETRIES + 1);
+        rc = gq__error(err, GQ_ECONFLICT, "%s %s/%s kept changing: %d conflicts",
+                       p->t->row->kind, p->t->ns, p->t->job, CONFLICT_RETRIES + 1);
 out:
     json_object_put(cur);
     free(seen);
@@ -915,17 +929,18 @@ static json_object *unstart_patch(const char *rv)
  */
 static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_error *err)
 {
-    struct patch_req p = {gq__js_str(job, "metadata.namespace"), gq__js_str(job, "metadata.name"),
-                          NULL, NULL, NULL, 0};
+    struct target t = {0, gq__js_str(job, "metadata.namespace"), NULL,
+                       gq__js_str(job, "metadata.name"), NULL, gq__integration_job(), NULL};
+    struct patch_req p = {&t, NULL, NULL, 0};
     json_object *patch;
     struct gq_kube_resp r;
     int rc;
 
     *out = NULL;
-    if (!p.ns || !p.job || !suspended(job) || !gq__js_get(job, "status.startTime"))
+    if (!t.ns || !t.job || !suspended(job) || !gq__js_get(job, "status.startTime"))
         return GQ_OK;
     patch = unstart_patch(gq__js_str(job, "metadata.resourceVersion"));
-    rc = patch_job(s, p.ns, p.job, "status", patch, &r, err);
+    rc = patch_job(s, &t, "status", patch, &r, err);
     json_object_put(patch);
     if (rc != GQ_OK)
         return rc;
@@ -935,7 +950,7 @@ static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_er
         rc = patch_failed(&p, &r, err);
     gq__kube_resp_free(&r);
     if (*out)
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, p.ns, p.job, "start-time-cleared",
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, t.ns, t.job, "start-time-cleared",
                      "so that its pod template can change when it is admitted");
     return rc;
 }
@@ -958,12 +973,12 @@ static int release_ran(struct gq_sync *s, struct patch_req *p, json_object **aft
                        gq_error *err)
 {
     gq_error refused = *err;
-    struct patch_req stop = {p->ns, p->job, p->uid, build_suspend, NULL, 0};
+    struct patch_req stop = {p->t, build_suspend, NULL, 0};
     json_object *cur = NULL, *stopped = NULL, *cleared = NULL;
     struct release_ctx *c = p->ctx;
     int rc;
 
-    if ((rc = get_job(s, p->ns, p->job, p->uid, &cur, err)) == GQ_OK && cur && !suspended(cur) &&
+    if ((rc = get_job(s, p->t, &cur, err)) == GQ_OK && cur && !suspended(cur) &&
         s->o.suspend_unadmitted && gq__js_get(cur, "status.startTime"))
         rc = patch_guarded(s, &stop, gq__js_str(cur, "metadata.resourceVersion"), cur, &stopped,
                            err);
@@ -982,19 +997,302 @@ static int release_ran(struct gq_sync *s, struct patch_req *p, json_object **aft
     return rc;
 }
 
+/* ---------------------------------------------- other kinds of job */
+
+/*
+ * A job of another kind of the integration table (JobSet, RayJob, a user's
+ * CRD...) is released and suspended by one merge patch computed from the
+ * object itself: read it, edit a copy (each pod set's template located by
+ * the kind's row, its switch flipped, the admission annotation), and send
+ * the difference, guarded by the resourceVersion read. Lists are replaced
+ * whole by a merge patch, so a JobSet's replicatedJobs go as one list.
+ * Suspending restores each template's labels, annotations, nodeSelector
+ * and tolerations to the pristine copy (Kueue's RestorePodSetsInfo).
+ */
+
+/* RFC 7386: the merge patch that turns have into want (NULL: nothing differs). */
+static json_object *merge_diff(json_object *have, json_object *want)
+{
+    json_object *out;
+
+    if (!json_object_is_type(have, json_type_object) ||
+        !json_object_is_type(want, json_type_object))
+        return NULL;
+    out = json_object_new_object();
+    json_object_object_foreach(want, k, w) {
+        json_object *h = NULL;
+        bool had = json_object_object_get_ex(have, k, &h) && h;
+
+        if (!w) {
+            if (had)
+                json_object_object_add(out, k, NULL);
+        } else if (!had) {
+            json_object *copy = NULL;
+
+            json_object_deep_copy(w, &copy, NULL);
+            json_object_object_add(out, k, copy);
+        } else if (json_object_is_type(h, json_type_object) &&
+                   json_object_is_type(w, json_type_object)) {
+            json_object *d = merge_diff(h, w);
+
+            if (d)
+                json_object_object_add(out, k, d);
+        } else if (!json_object_equal(h, w)) {
+            json_object *copy = NULL;
+
+            json_object_deep_copy(w, &copy, NULL);
+            json_object_object_add(out, k, copy);
+        }
+    }
+    json_object_object_foreach(have, k2, h2) {
+        if (h2 && !json_object_object_get_ex(want, k2, NULL))
+            json_object_object_add(out, k2, NULL);
+    }
+    if (!json_object_object_length(out)) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+static json_object *member(json_object *parent, const char *key)
+{
+    json_object *v = NULL;
+
+    if (!json_object_object_get_ex(parent, key, &v) || !json_object_is_type(v, json_type_object)) {
+        v = json_object_new_object();
+        json_object_object_add(parent, key, v);
+    }
+    return v;
+}
+
+/* parent[key] = the map (removed when empty). */
+static void put_map(json_object *parent, const char *key, const struct gq_kvs *kv)
+{
+    json_object *m;
+    size_t i;
+
+    if (!kv || !kv->n) {
+        json_object_object_del(parent, key);
+        return;
+    }
+    m = json_object_new_object();
+    for (i = 0; i < kv->n; i++)
+        json_object_object_add(m, kv->v[i].key, json_object_new_string(kv->v[i].value));
+    json_object_object_add(parent, key, m);
+}
+
+/* parent[key] = a copy of from[key] (removed when from has none). */
+static void put_copy(json_object *parent, const char *key, json_object *from)
+{
+    json_object *v = NULL, *copy = NULL;
+
+    if (!json_object_object_get_ex(from, key, &v) || !v ||
+        json_object_deep_copy(v, &copy, NULL) != 0) {
+        json_object_object_del(parent, key);
+        return;
+    }
+    json_object_object_add(parent, key, copy);
+}
+
+/* A template in place: released (rel), or restored to its pristine parts (rel NULL). */
+static void set_template(json_object *node, json_object *pristine, const struct gq_released *rel)
+{
+    json_object *meta = member(node, "metadata"), *spec = member(node, "spec");
+    json_object *pmeta = gq__js_get(pristine, "metadata"), *pspec = gq__js_get(pristine, "spec");
+    json_object *tol;
+
+    if (!rel) {
+        put_copy(meta, "labels", pmeta);
+        put_copy(meta, "annotations", pmeta);
+        put_copy(spec, "nodeSelector", pspec);
+        put_copy(spec, "tolerations", pspec);
+        if (!json_object_object_length(meta) && !pmeta)
+            json_object_object_del(node, "metadata"); /* as it was: none */
+        return;
+    }
+    put_map(meta, "labels", &rel->labels);
+    put_map(meta, "annotations", &rel->annotations);
+    put_map(spec, "nodeSelector", &rel->node_selector);
+    if ((tol = tolerations_json(pristine, rel)) != NULL)
+        json_object_object_add(spec, "tolerations", tol);
+    else
+        json_object_object_del(spec, "tolerations");
+}
+
+/* Every pod set's release of a workload, for a kind other than Job. */
+struct kind_release {
+    struct gq_sync *s;
+    const struct target *t;
+    json_object *spec, *adm;     /* owned: the stored Workload and admission */
+    struct {
+        const char *name;
+        json_object *tmpl;       /* its pristine template (in spec) */
+        struct gq_released out;
+        bool released;
+    } ps[18];
+    size_t n;
+    bool suspend;                /* the eviction: templates restored, the switch on */
+    bool broken;                 /* a pod set's template is not in the object */
+};
+
+static void kind_release_clear(struct kind_release *k)
+{
+    size_t i;
+
+    for (i = 0; i < k->n; i++)
+        if (k->ps[i].released)
+            gq__released_clear(&k->ps[i].out);
+    json_object_put(k->spec);
+    json_object_put(k->adm);
+}
+
+/* The releases of every assigned pod set (release) or the pod sets to restore (suspend). */
+static int kind_release_load(struct gq_sync *s, const struct gq__outbox_item *it,
+                             struct kind_release *k, gq_error *err)
+{
+    json_object *sets;
+    size_t i, n;
+    int rc = GQ_OK;
+
+    k->spec = it->spec ? json_tokener_parse(it->spec) : NULL;
+    k->adm = it->admission ? json_tokener_parse(it->admission) : NULL;
+    if (!k->spec || (!k->suspend && !k->adm))
+        return gq__error(err, GQ_EIO, "workload %s/%s: its stored spec or admission is not JSON",
+                         it->ns, it->name);
+    sets = k->suspend ? gq__js_get(k->spec, "spec.podSets") : gq__js_get(k->adm, "podSetAssignments");
+    n = json_object_is_type(sets, json_type_array) ? json_object_array_length(sets) : 0;
+    for (i = 0; rc == GQ_OK && i < n && k->n < 18; i++) {
+        json_object *a = json_object_array_get_idx(sets, i);
+        struct release_ctx c = {0};
+        struct release_rows q = {it->uid, NULL, NULL, NULL, 0, 0};
+        const char *name = gq__js_str(a, "name");
+
+        if (!name || !(c.tmpl = gq__mf_release_pristine(k->spec, name)))
+            continue;
+        k->ps[k->n].name = name;
+        k->ps[k->n].tmpl = c.tmpl;
+        if (!k->suspend) {
+            q.flavor = gq__mf_release_flavor(a);
+            rc = gq__store_read(s->st, release_rows_txn, &q, err);
+            if (rc == GQ_OK && release_compute(&c, name, &q) < 0)
+                rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s",
+                               it->ns, it->name);
+            if (rc == GQ_OK) {
+                k->ps[k->n].out = c.out;
+                k->ps[k->n].released = true;
+            }
+            release_rows_clear(&q);
+        }
+        k->n++;
+    }
+    return rc;
+}
+
+/* The patch against have: the copy edited, then the difference (patch_fn). */
+static json_object *build_kind(void *ctx, const char *rv, json_object *have)
+{
+    struct kind_release *k = ctx;
+    const struct gq_integration *row = k->t->row;
+    json_object *want = NULL, *patch, *ann;
+    size_t i;
+
+    if (!have || json_object_deep_copy(have, &want, NULL) != 0)
+        return NULL;
+    k->broken = false;
+    for (i = 0; i < k->n; i++) {
+        json_object *node = gq__mf_integration_template(want, row, k->ps[i].name, !k->suspend);
+
+        if (!node) {
+            k->broken = true;
+            continue;
+        }
+        if (!json_object_object_length(node)) { /* made just now (a RayJob's submitter) */
+            json_object_object_foreach(k->ps[i].tmpl, key, v) {
+                json_object *copy = NULL;
+
+                if (json_object_deep_copy(v, &copy, NULL) == 0)
+                    json_object_object_add(node, key, copy);
+            }
+        }
+        set_template(node, k->ps[i].tmpl, k->suspend ? NULL : &k->ps[i].out);
+    }
+    gq__mf_integration_set(want, row->suspend, json_object_new_boolean(k->suspend));
+    ann = member(member(want, "metadata"), "annotations");
+    if (k->suspend)
+        json_object_object_del(ann, GQ_SYNC_ADMISSION_ANNOTATION);
+    else
+        json_object_object_add(ann, GQ_SYNC_ADMISSION_ANNOTATION,
+                               json_object_new_string(json_object_to_json_string_ext(
+                                   k->adm, JSON_C_TO_STRING_PLAIN)));
+    if (!json_object_object_length(ann))
+        json_object_object_del(gq__js_get(want, "metadata"), "annotations");
+    if (!(patch = merge_diff(have, want)))
+        patch = json_object_new_object();
+    json_object_put(want);
+    json_object_object_add(member(patch, "metadata"), "resourceVersion",
+                           json_object_new_string(rv));
+    return patch;
+}
+
+/* Release (suspend false) or evict (suspend true) a job of another kind. */
+static int kind_patch(struct gq_sync *s, const struct gq__outbox_item *it,
+                      const struct target *tg, bool suspend, json_object **after, gq_error *err)
+{
+    struct kind_release k = {s, tg, NULL, NULL, {{0}}, 0, suspend, false};
+    struct patch_req p = {tg, build_kind, &k, 0};
+    json_object *have = NULL;
+    int rc;
+
+    *after = NULL;
+    if ((rc = kind_release_load(s, it, &k, err)) == GQ_OK &&
+        (rc = get_job(s, tg, &have, err)) == GQ_OK && have)
+        rc = patch_guarded(s, &p, gq__js_str(have, "metadata.resourceVersion"), have, after, err);
+    if (rc == GQ_OK && k.broken)
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, tg->ns, tg->job, "podset-missing",
+                     "a pod set of the workload is no longer in the %s", tg->row->kind);
+    json_object_put(have);
+    kind_release_clear(&k);
+    return rc;
+}
+
+static int release_kind(struct gq_sync *s, const struct gq__outbox_item *it,
+                        const struct target *tg, gq_error *err)
+{
+    struct started t = {tg->id, tg->ns, tg->name, tg->uid, NULL, false};
+    json_object *after = NULL;
+    int rc = kind_patch(s, it, tg, false, &after, err);
+
+    if (rc == GQ_OK) {
+        gq__crash_point("after-unsuspend");
+        t.gone = !after;
+        t.rv = gq__js_str(after, "metadata.resourceVersion");
+        if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
+            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg->ns, tg->job,
+                         "unsuspended", "%s %s", tg->row->kind, gq__wl_state_name(GQ_WL_ADMITTED));
+    } else if (rc == GQ_EINVALID) {
+        rc = refuse(s, tg, "ReleaseRefused", err->msg, err);
+    }
+    json_object_put(after);
+    return rc;
+}
+
 /* Release the admitted workload it: unsuspend its Job with the released template. */
 static int release(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target tg = target_of(it);
+    struct target tg = target_of(s, it);
     struct started t = {tg.id, tg.ns, tg.name, tg.uid, NULL, false};
     struct release_ctx ctx = {.undo = it->evictions != 0};
-    struct patch_req p = {tg.ns, tg.job, tg.uid, build_release, &ctx, 0};
+    struct patch_req p = {&tg, build_release, &ctx, 0};
     json_object *have = NULL, *after = NULL;
-    int rc = release_load(s, it, &ctx, err);
+    int rc;
 
+    if (tg.row != gq__integration_job())
+        return release_kind(s, it, &tg, err);
+    rc = release_load(s, it, &ctx, err);
     /* Admitted before: the Job's template still carries that release; read it to undo it. */
     if (rc == GQ_OK && ctx.undo)
-        rc = get_job(s, tg.ns, tg.job, tg.uid, &have, err);
+        rc = get_job(s, &tg, &have, err);
     if (rc == GQ_OK)
         rc = patch_guarded(s, &p, it->job_rv, have, &after, err);
     if (rc == GQ_EINVALID && p.status == 422)
@@ -1051,15 +1349,40 @@ static int suspended_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc;
 }
 
+/* Suspend a job of another kind, its templates restored. */
+static int suspend_kind(struct gq_sync *s, const struct gq__outbox_item *it,
+                        const struct target *tg, gq_error *err)
+{
+    struct suspended t = {tg->id, NULL, false};
+    json_object *after = NULL;
+    int rc = kind_patch(s, it, tg, true, &after, err);
+
+    if (rc == GQ_EINVALID)
+        return refuse(s, tg, "SuspendRefused", err->msg, err);
+    if (rc != GQ_OK)
+        return rc;
+    t.gone = !after;
+    t.rv = gq__js_str(after, "metadata.resourceVersion");
+    if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg->ns, tg->job, "suspended",
+                     "%s %s", tg->row->kind,
+                     it->evictions != 0 ? gq__wl_state_name(GQ_WL_EVICTED)
+                                        : "it ran without admission");
+    json_object_put(after);
+    return rc;
+}
+
 /* Suspend the Job of workload it, which runs without holding quota. */
 static int suspend(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
-    struct target tg = target_of(it);
+    struct target tg = target_of(s, it);
     struct suspended t = {tg.id, NULL, false};
-    struct patch_req p = {tg.ns, tg.job, tg.uid, build_suspend, NULL, 0};
+    struct patch_req p = {&tg, build_suspend, NULL, 0};
     json_object *after = NULL, *cleared = NULL;
     int rc;
 
+    if (tg.row != gq__integration_job())
+        return suspend_kind(s, it, &tg, err);
     rc = patch_guarded(s, &p, it->job_rv, NULL, &after, err);
     if (rc == GQ_EINVALID)
         return refuse(s, &tg, "SuspendRefused", err->msg, err);
@@ -1086,6 +1409,7 @@ struct confirm {
     struct gq_sync *s;
     int64_t id;
     json_object *job;         /* NULL: gone for good */
+    const struct gq_integration *row;
 };
 
 static int confirm_txn(struct gq_store *st, void *payload, gq_error *err)
@@ -1094,7 +1418,7 @@ static int confirm_txn(struct gq_store *st, void *payload, gq_error *err)
     bool closed;
 
     if (c->job)
-        return gq__sync_job_observe(c->s, c->job, err);
+        return gq__sync_job_observe(c->s, c->row, c->job, err);
     return gq__store_kube_close(st, c->id, gq__wl_state_name(GQ_WL_CANCELLED), "JobDeleted",
                                 "the Job was deleted", gq__store_now(st), &closed, err);
 }
@@ -1103,10 +1427,11 @@ static int confirm_txn(struct gq_store *st, void *payload, gq_error *err)
 static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_error *err)
 {
     const char *ns = it->ns, *job = it->job;
-    struct confirm c = {s, it->id, NULL};
+    struct target t = target_of(s, it);
+    struct confirm c = {s, it->id, NULL, t.row};
     int rc;
 
-    if ((rc = get_job(s, ns, job, it->uid, &c.job, err)) != GQ_OK)
+    if ((rc = get_job(s, &t, &c.job, err)) != GQ_OK)
         return rc;
     rc = gq__store_write(s->st, confirm_txn, &c, err);
     if (rc == GQ_OK && !c.job)

@@ -245,6 +245,9 @@ uint64_t gq__kube_informer_watches(const struct gq_kube_informer *inf);
 /* Why a collection is not being watched right now, or NULL (e.g. the CRD is absent: 404). */
 const char *gq__kube_informer_problem(const struct gq_kube_informer *inf);
 
+/* Waiting out a problem (an absent CRD, a backoff): try again at the next poll. */
+void gq__kube_informer_retry(struct gq_kube_informer *inf);
+
 /*
  * Drive every informer of k for at most timeout_ms (0: only what is ready
  * now): first lists with limit=500 pages (a 410 on a continue token restarts

@@ -899,6 +899,12 @@ uint64_t gq__kube_informer_watches(const struct gq_kube_informer *inf)
     return inf->watches;
 }
 
+void gq__kube_informer_retry(struct gq_kube_informer *inf)
+{
+    if (inf->has_problem && inf->due_ms > gq__kube_now_ms())
+        inf->due_ms = gq__kube_now_ms();
+}
+
 const char *gq__kube_informer_problem(const struct gq_kube_informer *inf)
 {
     return inf->has_problem ? inf->problem : NULL;

@@ -222,6 +222,7 @@ int gq__mf_check_integ_path(const char *s, gq_error *err);
 int gq__mf_check_integ_expr(const char *s, gq_error *err);
 int gq__mf_check_integ_key(const char *s, gq_error *err);
 int gq__mf_check_integ_kind(const char *s, gq_error *err);
+int gq__mf_check_integ_finished(const char *s, gq_error *err);
 int gq__mf_integ_podset_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 /* A kind of the integration table (c->integ), manifest_integration.c. */

@@ -14,6 +14,7 @@
 #include "gpuqueue/validate.h"
 #include "integration.h"
 #include "manifest_fields.h"
+#include "manifest_release.h"
 #include "util.h"
 
 #define MAX_PODSETS 18 /* Kueue's MaxPodSets */
@@ -373,6 +374,28 @@ int gq__mf_check_integ_kind(const char *s, gq_error *err)
     return GQ_OK;
 }
 
+/* "Type|Type" (conditions) or "path=Value|Value" (a field). */
+int gq__mf_check_integ_finished(const char *s, gq_error *err)
+{
+    const char *eq = strchr(s, '='), *p = eq ? eq + 1 : s;
+    char path[256], why[128];
+
+    if (eq) {
+        snprintf(path, sizeof(path), "%.*s", (int)(eq - s), s);
+        if (!gq__integration_path_ok(path, why, sizeof(why)))
+            return invalid(err, s, why);
+    }
+    for (; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '|' || *p == '-' || *p == '_' || *p == '.'))
+            break;
+    if (*p || !*(eq ? eq + 1 : s))
+        return invalid(err, s,
+                       "must be condition types such as \"Succeeded|Failed\" or a field's "
+                       "values such as \"status.phase=Done|Failed\"");
+    return GQ_OK;
+}
+
 /* One pod-set entry: exactly one of name (one object), nameFrom (a list), keys (a map). */
 int gq__mf_integ_podset_check(struct gq__mf_ctx *c, void *base)
 {
@@ -409,4 +432,93 @@ int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_o
             return gq__mf_nomem(c);
     }
     return GQ_OK;
+}
+
+/* ------------------------------------------- a job's templates, in place */
+
+/* The object at a dotted path below v, made (with every step) when create and absent. */
+static json_object *reach(json_object *v, const char *path, bool create)
+{
+    char seg[256];
+
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        json_object *next;
+
+        if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
+            return NULL;
+        memcpy(seg, path, n);
+        seg[n] = '\0';
+        if (!json_object_object_get_ex(v, seg, &next) || !next) {
+            if (!create || !(next = json_object_new_object()))
+                return NULL;
+            json_object_object_add(v, seg, next);
+        }
+        v = next;
+        path += n + (path[n] == '.');
+    }
+    return v;
+}
+
+int gq__mf_integration_set(json_object *root, const char *path, json_object *value)
+{
+    const char *dot = strrchr(path, '.');
+    char parent[256];
+    json_object *p = root;
+
+    if (dot) {
+        if ((size_t)(dot - path) >= sizeof(parent)) {
+            json_object_put(value);
+            return -1;
+        }
+        snprintf(parent, sizeof(parent), "%.*s", (int)(dot - path), path);
+        p = reach(root, parent, true);
+    }
+    if (!json_object_is_type(p, json_type_object)) {
+        json_object_put(value);
+        return -1;
+    }
+    json_object_object_add(p, dot ? dot + 1 : path, value);
+    return 0;
+}
+
+json_object *gq__mf_integration_template(json_object *root, const struct gq_integration *row,
+                                         const char *podset, bool create)
+{
+    size_t i, j;
+
+    for (i = 0; i < row->npodsets; i++) {
+        const struct gq_integ_podset *e = &row->podsets[i];
+        json_object *node;
+
+        if (e->when && !when_holds(root, e->when))
+            continue;
+        if (!(node = at_path(root, e->at, strlen(e->at))))
+            continue;
+        if (e->shape == GQ_INTEG_ONE && !strcmp(e->name, podset))
+            return reach(node, e->template, create);
+        if (e->shape == GQ_INTEG_LIST && json_object_is_type(node, json_type_array)) {
+            for (j = 0; j < json_object_array_length(node); j++) {
+                json_object *el = json_object_array_get_idx(node, j);
+                json_object *name = gq__mf_get(el, e->name_from);
+
+                if (json_object_is_type(name, json_type_string) &&
+                    !strcmp(json_object_get_string(name), podset))
+                    return reach(el, e->template, false);
+            }
+        }
+        if (e->shape == GQ_INTEG_MAP && json_object_is_type(node, json_type_object)) {
+            json_object_object_foreach(node, key, el) {
+                char lower[64];
+
+                for (j = 0; key[j] && j + 1 < sizeof(lower); j++)
+                    lower[j] = (char)(key[j] >= 'A' && key[j] <= 'Z' ? key[j] - 'A' + 'a'
+                                                                      : key[j]);
+                lower[j] = '\0';
+                if (!strcmp(lower, podset) && strstr(e->keys, key))
+                    return reach(el, e->template, false);
+            }
+        }
+    }
+    return NULL;
 }

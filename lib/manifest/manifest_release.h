@@ -16,6 +16,7 @@
 #define GQ_MANIFEST_RELEASE_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "release.h"
@@ -69,6 +70,19 @@ json_object *gq__mf_release_pristine(json_object *workload, const char *podset);
 
 /* The first flavor of a podSetAssignment's flavors map (borrowed), or NULL. */
 const char *gq__mf_release_flavor(json_object *assignment);
+
+/*
+ * A job of a kind of the integration table, edited in place (cluster mode's
+ * release and eviction of kinds other than Job): the pod template of pod
+ * set podset in root, by the row (with create, a one-object entry's missing
+ * template is made, as for a RayJob's default submitter); NULL when the
+ * object has no such pod set.
+ */
+struct gq_integration;
+json_object *gq__mf_integration_template(json_object *root, const struct gq_integration *row,
+                                         const char *podset, bool create);
+/* root's member at a dotted path set to value (taken), the steps made; -1 when it cannot be. */
+int gq__mf_integration_set(json_object *root, const char *path, json_object *value);
 
 /* A toleration as the canonical encoder writes one (key order of manifest_schema.c). */
 json_object *gq__mf_toleration_json(const struct gq_toleration *t);

@@ -836,13 +836,13 @@ static json_object *wl_status(const gq_workload_info *wl, const char *admission,
     return status;
 }
 
-/* The owner reference Kueue's Job integration puts on a Job's Workload. */
+/* The owner reference Kueue's integrations put on a job's Workload. */
 static void wl_owner(json_object *meta, const gq_workload_info *wl)
 {
     json_object *refs = json_object_new_array(), *ref = json_object_new_object();
 
-    add_str(ref, "apiVersion", "batch/v1");
-    add_str(ref, "kind", "Job");
+    add_str(ref, "apiVersion", wl->job_api_version ? wl->job_api_version : "batch/v1");
+    add_str(ref, "kind", wl->job_kind);
     add_str(ref, "name", wl->job_name);
     add_str(ref, "uid", wl->uid);
     json_object_object_add(ref, "controller", json_object_new_boolean(1));
@@ -898,7 +898,7 @@ int gq__mf_workload_begin(struct gq__mf_printer *p, const gq_workload_info *wl,
         return rc;
     it = *out;
     it->wl = wl;
-    if (strcmp(wl->job_kind, "Job") == 0)
+    if (strcmp(wl->job_kind, "Workload") != 0) /* a job's (an imported Workload has none) */
         wl_owner(child(it->root, "metadata", json_type_object), wl);
     /* Kueue sets spec.active false to deactivate */
     if (state_bit(wl->state) == 1u << GQ_WL_DEACTIVATED)

@@ -827,6 +827,8 @@ static const struct gq__mf_field integ_fields[] = {
      .flags = GQ_MF_REQUIRED,
      .off = IS(suspend),
      .check = gq__mf_check_integ_path},
+    {.name = "finishedWhen", .vers = ANY, .type = GQ_MF_STRING, .off = IS(finished),
+     .check = gq__mf_check_integ_finished},
     {.name = "podSets",
      .vers = ANY,
      .type = GQ_MF_LIST,

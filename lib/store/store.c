@@ -55,12 +55,16 @@
 
 int gq__store_damaged(struct gq_store *st, gq_error *err, const char *fmt, ...)
 {
-    char detail[160];
+    char detail[160], *p;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
+    /* One line: SQLite quotes damaged schema text, newlines and all. */
+    for (p = detail; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
     /* The path may be long: the advice is kept whole, the path cut short. */
     return gq__error(err, GQ_EIO, "database %.*s is damaged (%s); run gpuqd --check",
                      (int)(sizeof(err->msg) - strlen(detail) - 48), st->path, detail);

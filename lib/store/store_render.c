@@ -328,6 +328,8 @@ static void item_clear(struct gq__outbox_item *it)
     free(it->templates);
     free(it->kube_uid);
     free(it->wname);
+    free(it->job_kind);
+    free(it->job_api_version);
 }
 
 void gq__outbox_items_free(struct gq__outbox_items *items)
@@ -343,7 +345,7 @@ void gq__outbox_items_free(struct gq__outbox_items *items)
 /* The columns of a read, in order: where each goes in an item. */
 enum field {
     F_ID, F_NS, F_NAME, F_JOB, F_UID, F_KUBE_ERROR, F_STATE, F_JOB_RV, F_EVICTIONS, F_SPEC,
-    F_ADMISSION, F_TEMPLATES, F_KUBE_UID, F_WID, F_WNAME, F_END
+    F_ADMISSION, F_TEMPLATES, F_KUBE_UID, F_WID, F_WNAME, F_KIND, F_API_VERSION, F_END
 };
 
 struct items {
@@ -367,6 +369,8 @@ static char **text_field(struct gq__outbox_item *it, enum field f)
     case F_TEMPLATES: return &it->templates;
     case F_KUBE_UID: return &it->kube_uid;
     case F_WNAME: return &it->wname;
+    case F_KIND: return &it->job_kind;
+    case F_API_VERSION: return &it->job_api_version;
     default: return NULL;
     }
 }
@@ -450,9 +454,10 @@ int gq__store_outbox_gone(struct gq_store *st, size_t max, struct gq__outbox_ite
                           gq_error *err)
 {
     static const char sql[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid FROM workloads w "
-        "WHERE w.job_gone = 1 ORDER BY w.id";
-    static const enum field fields[] = {F_ID, F_NS, F_NAME, F_JOB, F_UID, F_END};
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_kind, w.job_api_version "
+        "FROM workloads w WHERE w.job_gone = 1 ORDER BY w.id";
+    static const enum field fields[] = {F_ID,   F_NS,          F_NAME, F_JOB,
+                                        F_UID,  F_KIND, F_API_VERSION, F_END};
 
     return read_items(st, sql, fields, NULL, 0, max, out, err);
 }
@@ -461,12 +466,12 @@ int gq__store_outbox_create(struct gq_store *st, int64_t now_ms, size_t max,
                             struct gq__outbox_items *out, gq_error *err)
 {
     static const char sql[] =
-        "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name "
-        "FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
+        "SELECT p.id, p.namespace, p.name, p.spec, p.templates, w.uid, w.job_name, w.id, w.name, "
+        "w.job_kind, w.job_api_version FROM provisioning_requests p JOIN workloads w ON w.id = p.workload_id "
         "WHERE p.kube IS NULL AND p.deleted_at IS NULL AND w.state = " GQ_SQL_STATE(reserved) " "
         "AND w.job_gone = 0 AND " DUE " ORDER BY p.id";
-    static const enum field fields[] = {F_ID,  F_NS,  F_NAME, F_SPEC,  F_TEMPLATES,
-                                        F_UID, F_JOB, F_WID,  F_WNAME, F_END};
+    static const enum field fields[] = {F_ID,  F_NS,  F_NAME, F_SPEC,  F_TEMPLATES, F_UID,
+                                        F_JOB, F_WID, F_WNAME, F_KIND, F_API_VERSION, F_END};
 
     return read_items(st, sql, fields, &now_ms, 1, max, out, err);
 }
@@ -488,11 +493,13 @@ int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
 {
     static const char sql[] =
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
-        "w.admission FROM workloads w WHERE w.state = " GQ_SQL_STATE(admitted)
+        "w.admission, w.job_kind, w.job_api_version FROM workloads w WHERE w.state = "
+        GQ_SQL_STATE(admitted)
         " AND w.job_gone = 0 AND " DUE
         " ORDER BY w.id";
-    static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,      F_UID,
-                                        F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_END};
+    static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,       F_UID,
+                                        F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_KIND,
+                                        F_API_VERSION, F_END};
 
     return read_items(st, sql, fields, &now_ms, 1, max, out, err);
 }
@@ -502,13 +509,15 @@ int gq__store_outbox_suspend(struct gq_store *st, int64_t now_ms, bool unadmitte
 {
     /* Evicted Jobs, and with ?2 = 1 (the policy) Jobs that started without admission. */
     static const char sql[] =
-        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions "
+        "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
+        "w.job_kind, w.job_api_version "
         "FROM workloads w WHERE w.state IN (" GQ_SQL_STATE(pending) ", " GQ_SQL_STATE(reserved) ", "
         GQ_SQL_STATE(deactivated) ") "
         "AND w.job_suspended = 0 AND w.job_gone = 0 AND " DUE
         " AND (w.evictions > 0 OR CAST(?2 AS INTEGER) = 1) ORDER BY w.id";
-    static const enum field fields[] = {F_ID,  F_NS,     F_NAME,      F_JOB,
-                                        F_UID, F_JOB_RV, F_EVICTIONS, F_END};
+    static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,  F_UID,
+                                        F_JOB_RV, F_EVICTIONS, F_SPEC, F_KIND, F_API_VERSION,
+                                        F_END};
     int64_t nums[2] = {now_ms, unadmitted ? 1 : 0};
 
     return read_items(st, sql, fields, nums, 2, max, out, err);

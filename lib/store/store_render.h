@@ -142,6 +142,8 @@ struct gq__outbox_item {
     char *kube_uid;             /* delete: the request's uid in the cluster */
     int64_t wid;                /* create: the request's workload */
     char *wname;                /* create: the workload's name */
+    char *job_kind;             /* the workload's job's kind ("Job", "JobSet", ...) */
+    char *job_api_version;      /* its apiVersion; NULL: batch/v1 */
 };
 struct gq__outbox_items {
     struct gq__outbox_item *v;

@@ -83,6 +83,7 @@ int gq__store_sync_by_uid(struct gq_store *st,
  * without it each Job of a first list scanned them all.)
  */
 int gq__store_sync_replaced(struct gq_store *st,
+                            const char *kind,
                             const char *ns,
                             const char *name,
                             const char *uid,
@@ -90,20 +91,22 @@ int gq__store_sync_replaced(struct gq_store *st,
                             gq_error *err)
 {
     static const char sql[] = "SELECT " RECORD_COLUMNS " FROM workloads WHERE namespace = ?1 "
-                              "AND job_name = ?2 AND job_kind = 'Job' AND uid <> ?3 "
+                              "AND job_name = ?2 AND job_kind = ?4 AND uid <> ?3 "
                               "AND state <> " GQ_SQL_STATE(cancelled) " AND state IN "
                               GQ_SQL_JOB_LIVE;
-    const char *params[] = {ns, name, uid};
+    const char *params[] = {ns, name, uid, kind};
 
     record_clear(out);
-    return run(st, sql, params, 3, out, err);
+    return run(st, sql, params, 4, out, err);
 }
 
-int gq__store_sync_unlisted_gone(struct gq_store *st, const char *listed_uids, gq_error *err)
+int gq__store_sync_unlisted_gone(struct gq_store *st, const char *kind, const char *listed_uids,
+                                 gq_error *err)
 {
     static const char sql[] =
-        "UPDATE workloads SET job_gone = 1 WHERE job_kind = 'Job' AND state IN " GQ_SQL_JOB_LIVE
+        "UPDATE workloads SET job_gone = 1 WHERE job_kind = ?2 AND state IN " GQ_SQL_JOB_LIVE
         " AND uid NOT IN (SELECT value FROM json_each(?1))";
+    const char *params[] = {listed_uids, kind};
 
-    return run(st, sql, &listed_uids, 1, NULL, err);
+    return run(st, sql, params, 2, NULL, err);
 }

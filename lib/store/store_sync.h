@@ -35,11 +35,12 @@ int gq__store_sync_by_uid(struct gq_store *st,
 
 /*
  * A live workload (pending, reserved, admitted, running or deactivated) of
- * the Job ns/name under a UID other than uid: the Job was deleted and
+ * the job of kind ns/name under a UID other than uid: the Job was deleted and
  * re-created. Into *out (out->id 0: none; the last row when there were
  * several, which apply's one-live-workload-per-job rule rules out).
  */
 int gq__store_sync_replaced(struct gq_store *st,
+                            const char *kind,
                             const char *ns,
                             const char *name,
                             const char *uid,
@@ -47,10 +48,11 @@ int gq__store_sync_replaced(struct gq_store *st,
                             gq_error *err);
 
 /*
- * After a full list: every live workload of a Job whose UID is not among
- * listed_uids (the listed Jobs' UIDs as a JSON array of strings) is marked
- * gone, for the outbox to confirm with a GET.
+ * After a full list of one kind: every live workload of a job of that kind
+ * whose UID is not among listed_uids (the listed jobs' UIDs as a JSON array
+ * of strings) is marked gone, for the outbox to confirm with a GET.
  */
-int gq__store_sync_unlisted_gone(struct gq_store *st, const char *listed_uids, gq_error *err);
+int gq__store_sync_unlisted_gone(struct gq_store *st, const char *kind, const char *listed_uids,
+                                 gq_error *err);
 
 #endif

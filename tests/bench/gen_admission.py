@@ -12,7 +12,8 @@ seed and the standard library only, so every run measures the same cluster.
                (withinClusterQueue LowerPriority, reclaimWithinCohort Any),
                about 70% BestEffortFIFO and 30% StrictFIFO; one LocalQueue
                per ClusterQueue.
-  jobs.yaml    JOBS suspended batch/v1 Jobs spread unevenly over the
+  jobs.yaml    JOBS suspended batch/v1 Jobs (jobsets.yaml with --jobsets: the same
+               jobs as JobSets of two pod sets) spread unevenly over the
                LocalQueues (so some queues borrow and others lend), 60% with a
                priority class, parallelism 1-8, mixed cpu/memory/GPU requests.
 
@@ -29,7 +30,7 @@ needs a BestEffortFIFO queue that sets its preempting head aside (the
 kubernetes-sigs/kueue#6947 family).
 
 Usage: gen_admission.py OUTDIR [--cqs N] [--cohorts N] [--jobs N] [--seed N]
-                        [--strict-preemptors]
+                        [--strict-preemptors] [--jobsets]
 Prints one line: what it wrote.
 """
 import argparse
@@ -128,7 +129,7 @@ spec:
     return out
 
 
-def job_doc(rng, j, q):
+def job_doc(rng, j, q, jobset=False):
     parallelism = weighted(rng, [(1, 40), (2, 20), (3, 3), (4, 20), (5, 2), (6, 3), (7, 2),
                                  (8, 10)])
     gpus = weighted(rng, [(0, 10), (1, 40), (2, 25), (4, 15), (8, 10)])
@@ -144,6 +145,8 @@ def job_doc(rng, j, q):
         labels += f"    kueue.x-k8s.io/priority-class: {prio}\n"
     gpu_req = f"\n            nvidia.com/gpu: {gpus}" if gpus else ""
     gpu_lim = f"\n          limits:\n            nvidia.com/gpu: {gpus}" if gpus else ""
+    if jobset:
+        return jobset_doc(j, q, labels, parallelism, cpu, mem, gpus)
     return f"""apiVersion: batch/v1
 kind: Job
 metadata:
@@ -167,8 +170,54 @@ metadata:
 """
 
 
+def jobset_doc(j, q, labels, parallelism, cpu, mem, gpus):
+    """The same job as a JobSet of two pod sets (issue 15, acceptance 7): a one-pod
+    "leader" asking for a little CPU, and "workers", the Job's pods."""
+    ind = "                "
+    gpu_req = f"\n{ind}  nvidia.com/gpu: {gpus}" if gpus else ""
+    gpu_lim = f"\n{ind}limits:\n{ind}  nvidia.com/gpu: {gpus}" if gpus else ""
+    return f"""apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: jobset-{j:06d}
+  namespace: team-{q % NAMESPACES}
+  labels:
+{labels}spec:
+  suspend: true
+  replicatedJobs:
+  - name: leader
+    template:
+      spec:
+        template:
+          spec:
+            containers:
+            - name: main
+              image: busybox
+              resources:
+                requests:
+                  cpu: "1"
+                  memory: 1Gi
+            restartPolicy: Never
+  - name: workers
+    template:
+      spec:
+        parallelism: {parallelism}
+        completions: {parallelism}
+        template:
+          spec:
+            containers:
+            - name: main
+              image: busybox
+              resources:
+{ind}requests:
+{ind}  cpu: "{cpu}"
+{ind}  memory: {mem}Gi{gpu_req}{gpu_lim}
+            restartPolicy: Never
+"""
+
+
 def generate(outdir, cqs=1000, cohorts=100, jobs=100000, seed=20240601,
-             strict_preemptors=False):
+             strict_preemptors=False, jobsets=False):
     """Write OUTDIR/queues.yaml and OUTDIR/jobs.yaml; return their paths."""
     rng = random.Random(seed)
     os.makedirs(outdir, exist_ok=True)
@@ -179,9 +228,9 @@ def generate(outdir, cqs=1000, cohorts=100, jobs=100000, seed=20240601,
     # quiet ones leave unused, and the quiet ones later reclaim some of it.
     weights = [rng.uniform(0.2, 2.0) for _ in range(cqs)]
     targets = rng.choices(range(cqs), weights=weights, k=jobs)
-    path = os.path.join(outdir, "jobs.yaml")
+    path = os.path.join(outdir, "jobsets.yaml" if jobsets else "jobs.yaml")
     with open(path, "w") as f:
-        f.write("---\n".join(job_doc(rng, j, q) for j, q in enumerate(targets)))
+        f.write("---\n".join(job_doc(rng, j, q, jobsets) for j, q in enumerate(targets)))
     return queues, path
 
 
@@ -192,10 +241,13 @@ def main():
     ap.add_argument("--cohorts", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=100000)
     ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--jobsets", action="store_true",
+                    help="each job as a JobSet of two pod sets (leader and workers)")
     ap.add_argument("--strict-preemptors", action="store_true",
                     help="make the queues with preemption StrictFIFO (see above)")
     a = ap.parse_args()
-    queues, jobs = generate(a.outdir, a.cqs, a.cohorts, a.jobs, a.seed, a.strict_preemptors)
+    queues, jobs = generate(a.outdir, a.cqs, a.cohorts, a.jobs, a.seed, a.strict_preemptors,
+                            a.jobsets)
     print(f"wrote {queues} ({a.cqs} ClusterQueues, {a.cohorts} cohorts) and {jobs} "
           f"({a.jobs} Jobs, {os.path.getsize(jobs) >> 20} MiB)")
 

@@ -61,13 +61,16 @@ def main():
             skipped = [l for l in p.stderr.splitlines() if l.startswith("skipped: ")]
             other = [l for l in p.stderr.splitlines() if not l.startswith("skipped: ")]
             c.check(not other, f"{name}: unexpected stderr {other}")
-            c.check(all(re.fullmatch(r"[a-z.]+/[-a-z0-9.]+ created( \(pending: .*\))?", l)
+            c.check(all(re.fullmatch(r"[-a-z0-9.]+/[-a-z0-9.]+ created( \(pending: .*\))?", l)
                         for l in out), f"{name}: output {out}")
             c.check(len(out) + len(skipped) == len(documents(f)),
                     f"{name}: {len(out)} applied + {len(skipped)} skipped != "
                     f"{len(documents(f))} documents")
+            # Not modelled, or a kind of job gpuq knows but cannot hold (issue 15: no suspend
+            # switch, or pods described elsewhere), with the reason.
             for s in skipped:
-                c.check("is not modelled by gpuq" in s, f"{name}: skip line {s!r}")
+                c.check("is not modelled by gpuq" in s or "is not queued by gpuq: " in s,
+                        f"{name}: skip line {s!r}")
             # --strict turns any skip into an error, and then nothing is written.
             if skipped:
                 db2 = os.path.join(tmp, "strict.db")
@@ -77,11 +80,15 @@ def main():
                 p = gpuq(exe, db2, "list", "-A", "-o", "name")
                 q = gpuq(exe, db2, "list", "clusterqueues", "-o", "name")
                 c.check(p.stdout == "" and q.stdout == "", f"{name}: --strict wrote something")
-            # Applying the same file again changes nothing.
+            # Applying the same file again changes nothing (a job says where it waits; one
+            # named by generateName is a new object each time, as with kubectl create).
+            generated = "generateName:" in open(f, encoding="utf-8").read()
             p = gpuq(exe, db, "apply", "-f", f)
-            c.check(p.returncode == 0 and all(l.endswith(" unchanged") for l in
-                                              p.stdout.splitlines() if "job.batch/" not in l),
-                    f"{name}: second apply: {p.stdout!r} {p.stderr!r}")
+            c.check(p.returncode == 0 and all(
+                re.fullmatch(r"\S+ unchanged( \(pending: .*\))?", l) or
+                (generated and re.fullmatch(r"\S+ created( \(pending: .*\))?", l))
+                for l in p.stdout.splitlines()),
+                f"{name}: second apply: {p.stdout!r} {p.stderr!r}")
     return c.done()
 
 

@@ -221,11 +221,18 @@ def rule(groups, resources, verbs, names=()):
 KUEUE_KINDS = ["resourceflavors", "clusterqueues", "localqueues", "cohorts",
                "workloadpriorityclasses", "admissionchecks", "provisioningrequestconfigs"]
 READ = ["get", "list", "watch"]
+KUBEFLOW_KINDS = ["pytorchjobs", "tfjobs", "paddlejobs", "xgboostjobs", "jaxjobs", "mpijobs"]
 RBAC = {
     ("ClusterRole", "gpuqd"): {
         rule(["batch"], ["jobs"], ["get", "list", "watch", "patch"]),
         rule(["batch"], ["jobs/finalizers"], ["update"]),
         rule(["batch"], ["jobs/status"], ["patch"]),
+        rule(["jobset.x-k8s.io"], ["jobsets"], READ + ["patch"]),
+        rule(["ray.io"], ["rayjobs", "rayclusters"], READ + ["patch"]),
+        rule(["kubeflow.org"], KUBEFLOW_KINDS, READ + ["patch"]),
+        rule(["jobset.x-k8s.io"], ["jobsets/finalizers"], ["update"]),
+        rule(["ray.io"], ["rayjobs/finalizers", "rayclusters/finalizers"], ["update"]),
+        rule(["kubeflow.org"], [k + "/finalizers" for k in KUBEFLOW_KINDS], ["update"]),
         rule([""], ["podtemplates"], READ + ["create", "delete"]),
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests"], READ + ["create", "delete"]),
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests/status"], ["get"]),
