@@ -19,11 +19,14 @@ what a user's loop would see.
                 `gpuq schedule --until-stable` with every cycle committed, on disk
                 and on tmpfs: all decided < 2 s, a cycle's p99 < 10 ms, peak
                 memory < 100 MB (method: bench_admission.py)
+  jobsets       10,000 JobSets of two pod sets beside the same 10,000 as Jobs (100
+                ClusterQueues): decided within 1.5x the Jobs' time (issue 15)
   cluster       gpuqd against the test API server: first admission with 10,000
                 Jobs < 3 s, Provisioned=True to unsuspend p99 < 50 ms, <= 4 writes
                 per admitted Job, < 200 MB (method: bench_cluster.py)
 
-Usage: bench.py BUILD_DIR [--quick] [--only core|admission|cluster|simulate] [--baseline GPUQ]
+Usage: bench.py BUILD_DIR [--quick] [--only core|admission|jobsets|cluster|simulate]
+                [--baseline GPUQ]
 --quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads;
 cluster: 2,000 Jobs) and fewer runs. --only: just one group.
 """
@@ -47,8 +50,8 @@ ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else 
 # --baseline PATH: a previous gpuq binary timed beside this build (admission group).
 BASELINE = (sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv[:-1]
             else None)
-if ONLY not in (None, "core", "admission", "cluster", "simulate"):
-    raise SystemExit(f"--only takes core, admission, cluster or simulate, not {ONLY}")
+if ONLY not in (None, "core", "admission", "jobsets", "cluster", "simulate"):
+    raise SystemExit(f"--only takes core, admission, jobsets, cluster or simulate, not {ONLY}")
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
 RUNS = 3 if QUICK else 5
 ADMISSION_RUNS = 2 if QUICK else 3  # a full-size run is seconds, two placements
@@ -163,6 +166,8 @@ def main():
     if ONLY in (None, "admission"):
         bench_admission.bench_admission(GPUQ, os.path.abspath(BUILD), QUICK, ADMISSION_RUNS,
                                         BASELINE)
+    if ONLY in (None, "jobsets"):
+        bench_admission.bench_jobsets(GPUQ, os.path.abspath(BUILD), 3 if QUICK else 5)
     if ONLY in (None, "cluster"):
         bench_cluster.bench_cluster(GPUQ, QUICK, 1 if QUICK else 3)
     if ONLY in (None, "simulate"):

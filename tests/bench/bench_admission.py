@@ -341,3 +341,42 @@ def bench_admission(gpuq, build, quick, runs, baseline=None):
                 shutil.rmtree(shm, ignore_errors=True)
     readme(places, size, runs, timeout)
     print(f"  admission benchmark took {time.perf_counter() - t0:.0f} s in all", flush=True)
+
+
+JOBSETS = {"cqs": 100, "cohorts": 10, "jobs": 10000}
+JOBSETS_RATIO = 1.5
+
+
+def bench_jobsets(gpuq, build, runs):
+    """Issue 15, acceptance 7: 10,000 JobSets of two pod sets each (gen_admission.py
+    --jobsets: the same jobs, each with a one-pod leader beside its workers) decided by
+    `gpuq schedule --until-stable` against the same 10,000 as Jobs, 100 ClusterQueues in 10
+    cohorts, on disk; runs alternate between the two loads (the machine's speed drifts),
+    medians. Target: the JobSets within 1.5x the Jobs' time."""
+    print(f"jobsets: {JOBSETS['jobs']:,} JobSets (2 pod sets) beside {JOBSETS['jobs']:,} Jobs, "
+          f"{JOBSETS['cqs']} ClusterQueues, `gpuq schedule --until-stable`, {runs} runs each, "
+          f"medians; source {source_version()}", flush=True)
+    walls = {"jobs": [], "jobsets": []}
+    with tempfile.TemporaryDirectory(prefix="gpuq-bench-jobsets-", dir=build) as d:
+        templates = {}
+        for kind in walls:
+            queues, path = gen_admission.generate(os.path.join(d, "manifests"),
+                                                  jobsets=kind == "jobsets", **JOBSETS)
+            templates[kind] = os.path.join(d, f"{kind}.db")
+            _gpuq(gpuq, templates[kind], "apply", "-f", queues)
+            _gpuq(gpuq, templates[kind], "submit", "-f", path)
+        db = os.path.join(d, "run.db")
+        for _ in range(runs):
+            for kind in walls:
+                copy_db(templates[kind], db)
+                secs, _, out, err, rc = run_measured(
+                    [gpuq, "--db", db, "schedule", "--until-stable", "-q"], 180)
+                if rc != 0:
+                    raise SystemExit(f"jobsets: {kind}: exit {rc}: {err.strip()}")
+                walls[kind].append(secs)
+                remove_db(db)
+    jobs, sets = med(walls["jobs"]), med(walls["jobsets"])
+    for kind in walls:
+        print(f"  {kind:<8} {med(walls[kind]):.3g} s (runs: "
+              + ", ".join(f"{w:.3g}" for w in walls[kind]) + ")", flush=True)
+    print(f"  JobSets / Jobs: {sets / jobs:.2f}   (target < {JOBSETS_RATIO:g})", flush=True)
