@@ -216,6 +216,7 @@ static const struct object_table object_tables[] = {
     {"nodepool", "sim.gpuq.dev",
      {"NAME", "GPUS/NODE", "MIN", "MAX", "PROVISIONING TIME", "STOCKOUT", "LABELS", "AGE", NULL}},
     {"integration", "gpuq.dev", {"NAME", "KIND", "AGE", NULL}},
+    {"clustertrainingruntime", "trainer.kubeflow.org", {"NAME", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)
@@ -277,7 +278,7 @@ static int object_row(const gq_object_info *o, void *payload)
     if (strcmp(o->resource, "nodepool") == 0)
         return pool_row(l, o, agebuf);
     n = 1;
-    if (strcmp(o->resource, "namespace") != 0)
+    if (strcmp(o->resource, "namespace") != 0 && strcmp(o->resource, "clustertrainingruntime") != 0)
         cells[n++] = strcmp(o->resource, "cohort") == 0 ? o->cohort : o->detail;
     cells[n++] = agebuf;
     return add_row(l, NULL, cells, n);

@@ -20,3 +20,13 @@ CREATE TABLE integrations (
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 ) STRICT;
+
+-- The ClusterTrainingRuntimes (trainer.kubeflow.org/v1alpha1) a TrainJob
+-- names: its pods are described there, not in the TrainJob.
+CREATE TABLE training_runtimes (
+    name        TEXT PRIMARY KEY,
+    uid         TEXT NOT NULL UNIQUE,
+    spec        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+) STRICT;

@@ -30,7 +30,7 @@ struct first {
 static int on_first(const struct gq__doc *doc, void *payload, gq_error *err)
 {
     struct first *f = payload;
-    struct gq_decode_options opts = {f->ns, NULL};
+    struct gq_decode_options opts = {f->ns, NULL, NULL, 0};
 
     if (f->ndocs++ == 0)
         f->rc = gq__manifest_decode(&f->obj, doc->root, &opts, err);

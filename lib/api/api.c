@@ -262,7 +262,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
 static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct apply_ctx *c = payload;
-    struct gq_decode_options dopts = {c->opts->default_namespace, NULL};
+    struct gq_decode_options dopts = {c->opts->default_namespace, NULL, NULL, 0};
     struct gq__user_rows rows;
     int rc;
 
@@ -272,6 +272,8 @@ static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
     if ((rc = gq__engine_load_integrations(st, &rows, err)) != GQ_OK)
         return rc;
     dopts.integrations = &rows.set;
+    dopts.runtimes = rows.runtimes;
+    dopts.nruntimes = rows.nruntimes;
     c->rows = &rows;
     rc = gq__manifest_load(c->source, c->from_path ? NULL : c->buf, c->len, c->source, &dopts,
                            c->opts->mode == GQ_MODE_DELETE ? NULL : gq__object_prepare,

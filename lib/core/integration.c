@@ -63,10 +63,11 @@ static const struct gq_integration builtin[] = {
      {{GQ_INTEG_MAP, "spec.mpiReplicaSpecs", NULL, NULL, "Launcher,Worker", "template",
        "replicas?1", NULL, false, NULL, GQ_INTEG_HOOK_NONE}},
      1, "Succeeded|Failed", NULL},
-    /* Its pod sets are in the runtime it names; refused until gpuq reads runtimes. */
-    {"trainer.kubeflow.org", "TrainJob", {"v1alpha1"}, "trainjobs", "spec.suspend", {{0}}, 0, NULL,
-     "its pods are described by the ClusterTrainingRuntime or TrainingRuntime that "
-     "spec.runtimeRef names, which gpuq does not read yet"},
+    /* Its pod sets are the replicated jobs of the runtime it names (Kueue's getChildJobSet). */
+    {"trainer.kubeflow.org", "TrainJob", {"v1alpha1"}, "trainjobs", "spec.suspend",
+     {{GQ_INTEG_ONE, "spec", NULL, NULL, NULL, NULL, NULL, NULL, false, NULL,
+       GQ_INTEG_HOOK_TRAINJOB}},
+     1, "Complete|Failed", NULL},
     NO_SWITCH("kubernetes.dask.org", "DaskCluster", "daskclusters", DASK_WHY),
     NO_SWITCH("kubernetes.dask.org", "DaskJob", "daskjobs", DASK_WHY),
     NO_SWITCH("kubernetes.dask.org", "DaskWorkerGroup", "daskworkergroups", DASK_WHY),

@@ -31,6 +31,7 @@ enum gq_integ_shape {
 enum gq_integ_hook {
     GQ_INTEG_HOOK_NONE,
     GQ_INTEG_HOOK_RAY_SUBMITTER, /* RayJob: without a submitterPodTemplate, Kueue's default one */
+    GQ_INTEG_HOOK_TRAINJOB,      /* TrainJob: the pod sets of the runtime it names */
 };
 
 #define GQ_INTEG_MAX_PODSET_ENTRIES 6

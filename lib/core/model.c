@@ -64,6 +64,12 @@ static const struct {
     {GQ_KIND_POD_TEMPLATE, "PodTemplate", "podtemplate", "podtemplates", {NULL}, true},
     {GQ_KIND_NODE_POOL, "NodePool", "nodepool", "nodepools", {"np"}, false},
     {GQ_KIND_INTEGRATION, "Integration", "integration", "integrations", {NULL}, false},
+    {GQ_KIND_TRAINING_RUNTIME,
+     "ClusterTrainingRuntime",
+     "clustertrainingruntime",
+     "clustertrainingruntimes",
+     {NULL},
+     false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -280,6 +286,11 @@ void gq__object_clear(struct gq_object *obj)
         break;
     case GQ_KIND_INTEGRATION:
         integration_clear(&obj->u.integ);
+        break;
+    case GQ_KIND_TRAINING_RUNTIME:
+        free(obj->u.runtime.ml_policy);
+        free(obj->u.runtime.template);
+        free(obj->u.runtime.pod_group_policy);
         break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:

@@ -38,6 +38,7 @@ enum gq_kind {
     GQ_KIND_POD_TEMPLATE,        /* v1 PodTemplate of a ProvisioningRequest; read-only */
     GQ_KIND_NODE_POOL,           /* sim.gpuq.dev NodePool: the simulated cluster's capacity */
     GQ_KIND_INTEGRATION,         /* gpuq.dev Integration: a user's row of the integration table */
+    GQ_KIND_TRAINING_RUNTIME,    /* trainer.kubeflow.org ClusterTrainingRuntime: a TrainJob's pods */
     GQ_KIND__COUNT
 };
 
@@ -241,6 +242,16 @@ struct gq_integ_podset_spec {
     bool optional;   /* path may be absent */
 };
 
+/*
+ * A ClusterTrainingRuntime (kubeflow/trainer): what a TrainJob naming it
+ * runs, kept as canonical JSON ({"mlPolicy": ...}, {"template": ...}).
+ */
+struct gq_training_runtime {
+    char *ml_policy;
+    char *template;
+    char *pod_group_policy;
+};
+
 struct gq_integration_spec {
     char *group;
     char *kind;
@@ -321,6 +332,7 @@ struct gq_object {
         struct gq_node_pool pool;
         struct gq_workload wl;
         struct gq_integration_spec integ;
+        struct gq_training_runtime runtime;
     } u;
 };
 

@@ -46,13 +46,18 @@ int gq__object_prepare(struct gq_object *obj, gq_error *err);
 /* Forget what one apply cached (db->lq); run when its transaction ends. */
 void gq__apply_forget(gq_db *db);
 
-/* The user's rows of the integration table, from the stored Integration objects. */
+/*
+ * The user's rows of the integration table, from the stored Integration
+ * objects, and the ClusterTrainingRuntimes a TrainJob may name.
+ */
 struct gq__user_rows {
     struct gq_object *objs;           /* the Integrations, decoded; the rows point into them */
     struct gq_integ_user *users;
     const struct gq_integration **ptrs;
     size_t n;
     struct gq_integrations set;       /* what gq_decode_options.integrations takes */
+    struct gq_object *runtimes;       /* the ClusterTrainingRuntimes, decoded */
+    size_t nruntimes;
 };
 int gq__engine_load_integrations(struct gq_store *st, struct gq__user_rows *out, gq_error *err);
 void gq__user_rows_free(struct gq__user_rows *r);

@@ -14,42 +14,46 @@
 #include "util.h"
 
 struct loading {
-    struct gq__user_rows *r;
-    size_t cap;
+    struct gq_object **objs;
+    size_t *n, cap;
+    enum gq_kind kind;
     gq_error *err;
 };
 
+/* One stored object of l->kind, decoded, appended. */
 static int row(const struct gq_load_spec *v, void *payload)
 {
     struct loading *l = payload;
-    struct gq__user_rows *r = l->r;
     struct gq_object *obj;
     int rc;
 
-    if (gq__grow(&r->objs, &l->cap, r->n, sizeof(*r->objs)) < 0)
+    if (gq__grow(l->objs, &l->cap, *l->n, sizeof(**l->objs)) < 0)
         return gq__error(l->err, GQ_ENOMEM, "out of memory");
-    obj = &r->objs[r->n];
+    obj = &(*l->objs)[*l->n];
     memset(obj, 0, sizeof(*obj));
     rc = gq__manifest_load(NULL, v->spec, strlen(v->spec), "stored spec", NULL, NULL,
                            gq__take_object, obj, l->err);
-    if (rc == GQ_OK && obj->kind != GQ_KIND_INTEGRATION)
-        rc = gq__error(l->err, GQ_EIO, "stored integration \"%s\" is not an Integration", v->name);
+    if (rc == GQ_OK && obj->kind != l->kind)
+        rc = gq__error(l->err, GQ_EIO, "stored %s \"%s\" is not one", gq__kind_name(l->kind),
+                       v->name);
     if (rc != GQ_OK) {
         gq__object_clear(obj);
         return rc;
     }
-    r->n++;
+    (*l->n)++;
     return GQ_OK;
 }
 
 int gq__engine_load_integrations(struct gq_store *st, struct gq__user_rows *out, gq_error *err)
 {
-    struct loading l = {out, 0, err};
+    struct loading l = {&out->objs, &out->n, 0, GQ_KIND_INTEGRATION, err};
+    struct loading rt = {&out->runtimes, &out->nruntimes, 0, GQ_KIND_TRAINING_RUNTIME, err};
     size_t i;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = gq__store_load_integrations(st, row, &l, err)) != GQ_OK)
+    if ((rc = gq__store_load_integrations(st, row, &l, err)) != GQ_OK ||
+        (rc = gq__store_load_training_runtimes(st, row, &rt, err)) != GQ_OK)
         goto fail;
     if (!out->n)
         return GQ_OK;
@@ -83,6 +87,9 @@ void gq__user_rows_free(struct gq__user_rows *r)
             gq__integration_user_clear(&r->users[i]);
         gq__object_clear(&r->objs[i]);
     }
+    for (i = 0; i < r->nruntimes; i++)
+        gq__object_clear(&r->runtimes[i]);
+    free(r->runtimes);
     free(r->users);
     free(r->ptrs);
     free(r->objs);

@@ -350,7 +350,12 @@ static int kind_informer(struct gq_sync *s, const struct gq_integration *row, gq
     size_t i = s->nkinds;
     int rc;
 
-    if (row->refused || !row->suspend || row == gq__integration_job())
+    /*
+     * A TrainJob is released by Kueue through spec.runtimePatches, not into
+     * templates of its own: not watched until that release is written.
+     */
+    if (row->refused || !row->suspend || row == gq__integration_job() ||
+        (row->npodsets && row->podsets[0].hook == GQ_INTEG_HOOK_TRAINJOB))
         return GQ_OK;
     if (i == GQ_SYNC_MAX_KINDS)
         return gq__error(err, GQ_EINVALID, "more than %d kinds of job to watch",

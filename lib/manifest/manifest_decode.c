@@ -755,6 +755,8 @@ int gq__manifest_decode(struct gq_object *obj,
     GQ_ASSERT_ARG(obj && root);
     c.version = 0;
     c.integ = NULL;
+    c.runtimes = opts ? opts->runtimes : NULL;
+    c.nruntimes = opts ? opts->nruntimes : 0;
     c.err = err;
     c.len = 0;
     c.path[0] = '\0';

@@ -133,6 +133,8 @@ struct gq_integration;
 struct gq__mf_ctx {
     unsigned version; /* one GQ_MF_V* bit */
     const struct gq_integration *integ; /* the row of a kind of the integration table */
+    const struct gq_object *runtimes;   /* the ClusterTrainingRuntimes a TrainJob may name */
+    size_t nruntimes;
     gq_error *err;
     size_t len;     /* strlen(path) */
     char path[384]; /* "spec.resourceGroups[0].flavors[1]", cut short if longer */

@@ -224,6 +224,135 @@ static int element_name(struct gq__mf_ctx *c, json_object *el, const char *membe
     return GQ_OK;
 }
 
+/* ---------------------------------------------------------- TrainJob */
+
+#define TRAINER_STEP_LABEL "trainer.kubeflow.org/trainjob-ancestor-step"
+#define TRAINER_CONTAINER "node" /* kubeflow/trainer's constants.Node */
+
+/* The ClusterTrainingRuntime named name, or NULL. */
+static const struct gq_object *runtime_named(const struct gq__mf_ctx *c, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->nruntimes; i++)
+        if (c->runtimes[i].meta.name && !strcmp(c->runtimes[i].meta.name, name))
+            return &c->runtimes[i];
+    return NULL;
+}
+
+/* The TrainJob's trainer overrides on the trainer step's "node" container: image, resources. */
+static void trainer_overrides(json_object *tmpl, json_object *trainer)
+{
+    json_object *ctrs = at_path(tmpl, "spec.containers", strlen("spec.containers"));
+    json_object *image = gq__mf_get(trainer, "image"), *res = gq__mf_get(trainer, "resourcesPerNode");
+    size_t i;
+
+    for (i = 0; json_object_is_type(ctrs, json_type_array) && i < json_object_array_length(ctrs);
+         i++) {
+        json_object *ctr = json_object_array_get_idx(ctrs, i), *name = gq__mf_get(ctr, "name");
+
+        if (!json_object_is_type(name, json_type_string) ||
+            strcmp(json_object_get_string(name), TRAINER_CONTAINER) != 0)
+            continue;
+        if (image)
+            json_object_object_add(ctr, "image", json_object_get(image));
+        if (res)
+            json_object_object_add(ctr, "resources", json_object_get(res));
+    }
+}
+
+/*
+ * A TrainJob's pod sets, as Kueue builds them (getChildJobSet, then the
+ * JobSet's PodSets): one per replicated job of the ClusterTrainingRuntime
+ * that spec.runtimeRef names, by name; the trainer step runs numNodes pods
+ * (spec.trainer.numNodes, else the runtime's mlPolicy.numNodes, else 1) with
+ * the trainer's image and resourcesPerNode on its "node" container; the
+ * other steps (initializers) count as a JobSet's replicated jobs do.
+ */
+static int trainjob(struct gq__mf_ctx *c, json_object *root, struct gq_workload *wl)
+{
+    static const struct gq_integ_podset step = {GQ_INTEG_ONE, "", NULL, NULL, NULL,
+                                                "template.spec.template",
+                                                "replicas?1 * min(template.spec.parallelism?1, "
+                                                "template.spec.completions?template.spec."
+                                                "parallelism?1)",
+                                                NULL, false, NULL, GQ_INTEG_HOOK_NONE};
+    json_object *ref = at_path(root, "spec.runtimeRef", strlen("spec.runtimeRef"));
+    json_object *trainer = at_path(root, "spec.trainer", strlen("spec.trainer"));
+    json_object *tdoc = NULL, *pdoc = NULL, *jobs, *v;
+    const struct gq_object *rt;
+    const char *kind = "ClusterTrainingRuntime", *name;
+    int64_t nodes = 1;
+    size_t mark, i;
+    int rc;
+
+    mark = gq__mf_push(c, "spec.runtimeRef");
+    if (!ref)
+        return gq__mf_required(c);
+    if ((v = gq__mf_get(ref, "kind")) && (rc = gq__mf_string(c, v, &kind)) != GQ_OK)
+        return rc;
+    if (strcmp(kind, "ClusterTrainingRuntime") != 0) {
+        gq__mf_push(c, "kind");
+        return gq__mf_invalid(c, kind, "gpuq reads ClusterTrainingRuntimes only (not yet "
+                                       "namespaced TrainingRuntimes)");
+    }
+    gq__mf_push(c, "name");
+    if (!(v = gq__mf_get(ref, "name")))
+        return gq__mf_required(c);
+    if ((rc = gq__mf_string(c, v, &name)) != GQ_OK)
+        return rc;
+    if (!(rt = runtime_named(c, name)))
+        return gq__mf_invalid(c, name, "no ClusterTrainingRuntime of that name: apply it first");
+    gq__mf_pop(c, mark);
+    if (rt->u.runtime.ml_policy && (pdoc = json_tokener_parse(rt->u.runtime.ml_policy)) &&
+        (v = at_path(pdoc, "mlPolicy.numNodes", strlen("mlPolicy.numNodes"))) &&
+        json_object_is_type(v, json_type_int))
+        nodes = json_object_get_int64(v);
+    json_object_put(pdoc);
+    if (trainer && (v = gq__mf_get(trainer, "numNodes"))) {
+        mark = gq__mf_push(c, "spec.trainer.numNodes");
+        if ((rc = gq__mf_int(c, v, 1, INT32_MAX, &nodes)) != GQ_OK)
+            return rc;
+        gq__mf_pop(c, mark);
+    }
+    if (!(tdoc = json_tokener_parse(rt->u.runtime.template)))
+        return gq__mf_fail(c, "ClusterTrainingRuntime %s: its template does not read", name);
+    jobs = at_path(tdoc, "template.spec.replicatedJobs", strlen("template.spec.replicatedJobs"));
+    mark = gq__mf_push(c, "spec.runtimeRef.name");
+    if (!json_object_is_type(jobs, json_type_array) || !json_object_array_length(jobs)) {
+        json_object_put(tdoc);
+        return gq__mf_invalid(c, name, "its template has no replicatedJobs");
+    }
+    gq__mf_pop(c, mark);
+    rc = GQ_OK;
+    for (i = 0; rc == GQ_OK && i < json_object_array_length(jobs); i++) {
+        json_object *rj = json_object_array_get_idx(jobs, i), *nm = gq__mf_get(rj, "name");
+        json_object *labels = at_path(rj, "template.metadata.labels",
+                                      strlen("template.metadata.labels"));
+        json_object *stepv = gq__mf_get(labels, TRAINER_STEP_LABEL);
+        bool is_trainer = (json_object_is_type(stepv, json_type_string) &&
+                           !strcmp(json_object_get_string(stepv), "trainer")) ||
+                          (json_object_is_type(nm, json_type_string) &&
+                           !strcmp(json_object_get_string(nm), TRAINER_CONTAINER));
+        json_object *tmpl = at_path(rj, "template.spec.template", strlen("template.spec.template"));
+
+        mark = gq__mf_push(c, "spec.runtimeRef.name");
+        if (!json_object_is_type(nm, json_type_string) || !tmpl) {
+            rc = gq__mf_invalid(c, name, "a replicated job of its template has no name or no "
+                                         "pod template");
+            break;
+        }
+        gq__mf_pop(c, mark);
+        if (is_trainer && trainer)
+            trainer_overrides(tmpl, trainer);
+        rc = podset(c, root, rj, &step, json_object_get_string(nm), wl);
+        if (rc == GQ_OK && is_trainer)
+            wl->podsets[wl->npodsets - 1].count = (int32_t)nodes;
+    }
+    json_object_put(tdoc);
+    return rc;
+}
+
 static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_podset *e,
                  struct gq_workload *wl)
 {
@@ -233,6 +362,8 @@ static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_
 
     if (e->when && !when_holds(root, e->when))
         return GQ_OK;
+    if (e->hook == GQ_INTEG_HOOK_TRAINJOB)
+        return trainjob(c, root, wl);
     node = at_path(root, e->at, strlen(e->at));
     mark = push_path(c, e->at, strlen(e->at));
     if (!node) {

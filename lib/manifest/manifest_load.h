@@ -19,6 +19,9 @@ struct gq_decode_options {
     const char *default_namespace;
     /* The user's rows of the integration table (Integration objects); NULL: none. */
     const struct gq_integrations *integrations;
+    /* The ClusterTrainingRuntimes a TrainJob may name (decoded objects), nruntimes of them. */
+    const struct gq_object *runtimes;
+    size_t nruntimes;
 };
 
 /* Where a document came from, for messages. */

@@ -842,6 +842,19 @@ static const struct gq__mf_field integ_fields[] = {
 static const struct gq__mf_schema integ_schema =
     SCHEMA(integ_fields, struct gq_integration_spec, NULL);
 
+/* ------------------------------------ ClusterTrainingRuntime (trainer) */
+
+/* Kept as the runtime says it: a TrainJob's pod sets are read from it (manifest_integration.c). */
+#define TR(m) offsetof(struct gq_training_runtime, m)
+static const struct gq__mf_field runtime_fields[] = {
+    {.name = "mlPolicy", .vers = ANY, .type = GQ_MF_RAW, .off = TR(ml_policy)},
+    {.name = "podGroupPolicy", .vers = ANY, .type = GQ_MF_RAW, .off = TR(pod_group_policy)},
+    {.name = "template", .vers = ANY, .type = GQ_MF_RAW, .flags = GQ_MF_REQUIRED,
+     .off = TR(template)},
+};
+static const struct gq__mf_schema runtime_schema =
+    SCHEMA(runtime_fields, struct gq_training_runtime, NULL);
+
 /* ----------------------------------------------------------------- kinds */
 
 #define KUEUE "kueue.x-k8s.io"
@@ -870,6 +883,8 @@ static const struct gq__mf_kind kinds[] = {
      NULL},
     {GQ_KIND_JOB, "batch", "Job", GQ_MF_V1, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL, NULL,
      gq__mf_decode_job},
+    {GQ_KIND_TRAINING_RUNTIME, "trainer.kubeflow.org", "ClusterTrainingRuntime", GQ_MF_V1ALPHA1,
+     0, "spec", "trainer.kubeflow.org/v1alpha1", &runtime_schema, NULL, NULL, NULL},
     {GQ_KIND_INTEGRATION, "gpuq.dev", "Integration", GQ_MF_V1ALPHA1, 0, "spec",
      "gpuq.dev/v1alpha1", &integ_schema, NULL, gq__mf_integration_post, NULL},
     {GQ_KIND_NODE_POOL, "sim.gpuq.dev", "NodePool", GQ_MF_V1ALPHA1, 0, "spec",

@@ -172,6 +172,14 @@ int gq__store_load_integrations(struct gq_store *st, gq__load_spec_fn fn, void *
     return specs(st, sql, "integrations:TT", fn, payload, err);
 }
 
+int gq__store_load_training_runtimes(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                     gq_error *err)
+{
+    static const char sql[] = "SELECT name, spec FROM training_runtimes ORDER BY name";
+
+    return specs(st, sql, "training_runtimes:TT", fn, payload, err);
+}
+
 /* ----------------------------------------------------------------- quotas */
 
 struct quota_fn {

@@ -50,6 +50,9 @@ int gq__store_load_node_pools(struct gq_store *st, gq__load_spec_fn fn, void *pa
 /* The Integration objects (the user's rows of the integration table), by name. */
 int gq__store_load_integrations(struct gq_store *st, gq__load_spec_fn fn, void *payload,
                                 gq_error *err);
+/* The ClusterTrainingRuntimes, by name. */
+int gq__store_load_training_runtimes(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                     gq_error *err);
 
 /* One quota row, ordered by owner_kind, owner, group_index, flavor_index. */
 struct gq_load_quota {

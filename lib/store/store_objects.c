@@ -68,6 +68,7 @@ static const struct kind_table tables[] = {
     {GQ_KIND_CONFIGURATION, CLUSTER_SCOPED_SQL("configurations", "", "", ""), 0},
     {GQ_KIND_NODE_POOL, CLUSTER_SCOPED_SQL("node_pools", "", "", ""), 0},
     {GQ_KIND_INTEGRATION, CLUSTER_SCOPED_SQL("integrations", "", "", ""), 0},
+    {GQ_KIND_TRAINING_RUNTIME, CLUSTER_SCOPED_SQL("training_runtimes", "", "", ""), 0},
 };
 
 static const struct kind_table *table_for(enum gq_kind kind)

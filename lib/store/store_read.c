@@ -285,6 +285,9 @@ static const struct detail_query {
     {GQ_KIND_INTEGRATION, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                           "spec ->> 'kind' FROM integrations WHERE name = ?1",
      {X_API_VERSION, X_KIND}},
+    {GQ_KIND_TRAINING_RUNTIME, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                               "spec ->> 'kind' FROM training_runtimes WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
 };
 
 static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
@@ -967,6 +970,9 @@ static const struct obj_query obj_queries[] = {
     {GQ_KIND_INTEGRATION,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.spec.kind', NULL, 0, 0, 0, "
      "created_at FROM integrations ORDER BY name", "integrations:.T....t....I"},
+    {GQ_KIND_TRAINING_RUNTIME,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
+     "FROM training_runtimes ORDER BY name", "training_runtimes:.T.........I"},
 };
 
 static const struct obj_query *obj_query(enum gq_kind kind)

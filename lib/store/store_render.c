@@ -145,6 +145,9 @@ static const struct {
     {GQ_KIND_INTEGRATION, "SELECT NULL, name, uid, spec, created_at, updated_at "
                           "FROM integrations WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                           OBJECT_SHAPE},
+    {GQ_KIND_TRAINING_RUNTIME, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                               "FROM training_runtimes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                               OBJECT_SHAPE},
 };
 
 struct objects {

@@ -1,8 +1,9 @@
 # Issue 15, acceptance 1: the upstream projects' own samples (JobSet, KubeRay,
-# the Kubeflow training operator and MPI operator) apply as jobs, with pod
-# sets, counts and GPUs as Kueue counts them; kinds that cannot be held until
-# admission (no suspend switch) or whose pods gpuq cannot read yet are named
-# with the reason, not applied.
+# the Kubeflow training operator, MPI operator and trainer) apply as jobs, with
+# pod sets, counts and GPUs as Kueue counts them (a TrainJob's from the
+# ClusterTrainingRuntime it names, which must be applied first); kinds that
+# cannot be held until admission (no suspend switch) are named with the reason,
+# not applied.
 $ gpuq apply -f $COMPAT/integrations/jobset/paralleljobs.yaml -f $COMPAT/integrations/jobset/mnist.yaml -f $COMPAT/integrations/jobset/v6e-jax-workload.yaml -f $COMPAT/integrations/jobset/success-policy.yaml
 > jobset.jobset.x-k8s.io/paralleljobs created (pending: the job has no kueue.x-k8s.io/queue-name label)
 > jobset.jobset.x-k8s.io/pytorch created (pending: the job has no kueue.x-k8s.io/queue-name label)
@@ -20,8 +21,15 @@ $ gpuq apply -f $COMPAT/integrations/kubeflow-training/simple.yaml -f $COMPAT/in
 > pytorchjob.kubeflow.org/pytorch-dist-mnist-gloo created (pending: the job has no kueue.x-k8s.io/queue-name label)
 > mpijob.kubeflow.org/pi created (pending: the job has no kueue.x-k8s.io/queue-name label)
 > mpijob.kubeflow.org/tensorflow-benchmarks created (pending: the job has no kueue.x-k8s.io/queue-name label)
-$ gpuq apply -f $COMPAT/integrations/kubeflow-training/01-multi-node.yaml -f $COMPAT/integrations/dask/simplecluster.yaml -f $COMPAT/integrations/dask/simplejob.yaml -f $COMPAT/integrations/kueue-examples/pods-kueue/kueue-pod.yaml
-! skipped: kind TrainJob (trainer.kubeflow.org/v1alpha1) is not queued by gpuq: its pods are described by the ClusterTrainingRuntime or TrainingRuntime that spec.runtimeRef names, which gpuq does not read yet
+$ gpuq apply -f $COMPAT/integrations/kubeflow-training/01-multi-node.yaml
+!~ error: .*/01-multi-node\.yaml: document 1 \(TrainJob default/multi-node-example\): spec\.runtimeRef\.name: invalid value "torch-distributed": no ClusterTrainingRuntime of that name: apply it first
+? 1
+$ gpuq apply -f $COMPAT/integrations/kubeflow-training/torch_distributed.yaml
+> clustertrainingruntime/torch-distributed created
+$ gpuq apply -f $COMPAT/integrations/kubeflow-training/01-multi-node.yaml -f $COMPAT/integrations/kubeflow-training/03-kueue-integration.yaml
+> trainjob.trainer.kubeflow.org/multi-node-example created (pending: the job has no kueue.x-k8s.io/queue-name label)
+> trainjob.trainer.kubeflow.org/kueue-example created (pending: LocalQueue training-queue doesn't exist)
+$ gpuq apply -f $COMPAT/integrations/dask/simplecluster.yaml -f $COMPAT/integrations/dask/simplejob.yaml -f $COMPAT/integrations/kueue-examples/pods-kueue/kueue-pod.yaml
 ! skipped: kind DaskCluster (kubernetes.dask.org/v1) is not queued by gpuq: it has no suspend switch (the Dask operator's CRDs have none), so nothing can hold it until admission; Kueue does not integrate it either
 ! skipped: kind DaskJob (kubernetes.dask.org/v1) is not queued by gpuq: it has no suspend switch (the Dask operator's CRDs have none), so nothing can hold it until admission; Kueue does not integrate it either
 ! skipped: kind Pod (v1) is not queued by gpuq: a Pod has no suspend switch: Kueue holds pods with a scheduling gate set by its admission webhook, which gpuq does not do yet
@@ -38,4 +46,6 @@ $ gpuq list -A -o wide --no-headers
 ~ default +pytorchjob-pytorch-dist-mnist-gloo-[0-9a-f]{5} +pytorchjob +pytorch-dist-mnist-gloo +PENDING +8 +{AGE} +0 +2 +2 +master:1,worker:1 +waiting for quota: the job has no kueue.x-k8s.io/queue-name label
 ~ default +mpijob-pi-[0-9a-f]{5} +mpijob +pi +PENDING +9 +{AGE} +0 +3 +0 +launcher:1,worker:2 +waiting for quota: the job has no kueue.x-k8s.io/queue-name label
 ~ default +mpijob-tensorflow-benchmarks-[0-9a-f]{5} +mpijob +tensorflow-benchmarks +PENDING +10 +{AGE} +0 +3 +2 +launcher:1,worker:2 +waiting for quota: the job has no kueue.x-k8s.io/queue-name label
+~ default +trainjob-multi-node-example-[0-9a-f]{5} +trainjob +multi-node-example +PENDING +11 +{AGE} +0 +3 +0 +node:3 +waiting for quota: the job has no kueue.x-k8s.io/queue-name label
+~ default +trainjob-kueue-example-[0-9a-f]{5} +trainjob +kueue-example +training-queue +PENDING +0 +{AGE} +0 +3 +0 +node:3 +waiting for quota: LocalQueue training-queue doesn't exist
 ~ kubeflow +pytorchjob-pytorch-simple-[0-9a-f]{5} +pytorchjob +pytorch-simple +PENDING +0 +{AGE} +0 +2 +0 +master:1,worker:1 +waiting for quota: the job has no kueue.x-k8s.io/queue-name label

@@ -14,6 +14,7 @@ import re
 from common import COMPAT, HERE, Checks, binary, gpuq, scratch
 
 SHARED = os.path.normpath(os.path.join(HERE, "../../../shared/compat"))
+RUNTIME = os.path.join(COMPAT, "integrations", "kubeflow-training", "torch_distributed.yaml")
 
 
 def tree(top):
@@ -54,6 +55,11 @@ def main():
         name = os.path.relpath(f, COMPAT)
         with scratch() as tmp:
             db = os.path.join(tmp, "gpuq.db")
+            if "TrainJob" in documents(f):
+                # A TrainJob's pods are in the runtime it names (issue 15), as a Pod's volume
+                # is in the ConfigMap it names: the corpus's runtime goes in first.
+                r = gpuq(exe, db, "apply", "-f", RUNTIME)
+                c.check(r.returncode == 0, f"{name}: its runtime: {r.stderr.strip()}")
             p = gpuq(exe, db, "apply", "-f", f)
             if not c.check(p.returncode == 0, f"{name}: exit {p.returncode}: {p.stderr.strip()}"):
                 continue
