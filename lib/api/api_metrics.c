@@ -431,6 +431,7 @@ int gq_metrics_text(char **out, gq_db *db, gq_error *err)
 /* One pending workload of the page, its strings copied out of the walk. */
 struct pending_item {
     char *ns, *name, *lq, *job_kind, *job_name, *uid; /* owned */
+    char *job_api_version;                             /* owned; NULL: batch/v1 */
     int64_t priority, pos_cq, pos_lq, created_ms;
 };
 
@@ -452,6 +453,7 @@ static void pending_clear(struct pending *p)
         free(p->v[i].name);
         free(p->v[i].lq);
         free(p->v[i].job_kind);
+        free(p->v[i].job_api_version);
         free(p->v[i].job_name);
         free(p->v[i].uid);
     }
@@ -488,6 +490,7 @@ static int pending_row(const gq_workload_info *wl, void *payload)
     it->name = gq__strdup(wl->name);
     it->lq = gq__strdup(wl->local_queue);
     it->job_kind = gq__strdup(wl->job_kind);
+    it->job_api_version = wl->job_api_version ? gq__strdup(wl->job_api_version) : NULL;
     it->job_name = gq__strdup(wl->job_name);
     it->uid = gq__strdup(wl->uid);
     it->priority = wl->priority;
@@ -495,7 +498,7 @@ static int pending_row(const gq_workload_info *wl, void *payload)
     it->pos_lq = wl->position;
     it->created_ms = wl->created_ms;
     if (!it->ns || !it->name || !it->job_kind || !it->job_name || !it->uid ||
-        (wl->local_queue && !it->lq))
+        (wl->local_queue && !it->lq) || (wl->job_api_version && !it->job_api_version))
         p->failed = true;
     return p->failed ? GQ_ENOMEM : 0;
 }
@@ -524,12 +527,16 @@ static int by_cq_position(const void *a, const void *b)
     return (x->pos_cq > y->pos_cq) - (x->pos_cq < y->pos_cq);
 }
 
-/* Kueue copies the Workload's owner references: for a Job, the Job. */
+/* Kueue copies the Workload's owner references: the job, of whatever kind. */
 static void owner_json(struct gq__str *b, const struct pending_item *it)
 {
-    if (strcmp(it->job_kind, "Job") != 0)
-        return;
-    gq__str_puts(b, ",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":");
+    if (strcmp(it->job_kind, "Workload") == 0)
+        return; /* an imported Workload: no job */
+    gq__str_puts(b, ",\"ownerReferences\":[{\"apiVersion\":");
+    buf_json(b, it->job_api_version ? it->job_api_version : "batch/v1");
+    gq__str_puts(b, ",\"kind\":");
+    buf_json(b, it->job_kind);
+    gq__str_puts(b, ",\"name\":");
     buf_json(b, it->job_name);
     gq__str_puts(b, ",\"uid\":");
     buf_json(b, it->uid);

@@ -7,7 +7,8 @@ and a user's CRD (TrainingRun) with its Integration.
   unsuspends it with both templates carrying the flavor's nodeSelector, the podset label and
   the consume annotation; a higher-priority JobSet then preempts it: it is suspended again and
   its replicatedJobs are exactly as created; finishing the winner frees the quota;
-- a RayJob takes the same path (pod sets head, worker group, submitter);
+- a RayJob takes the same path (pod sets head, worker group, submitter), as does a PyTorchJob
+  (master and worker, from its map of replica types);
 - a TrainingRun, a kind gpuq has no code for, is queued, released and finished from its
   Integration alone; its CRD installed while gpuqd runs is picked up;
 - SIGKILL of gpuqd between the request's creation and the release (a Debug build's crash
@@ -29,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "data"))
 INTEG = os.path.join(DATA, "compat", "integrations")
 CRDS = cluster.CRDS + [os.path.join(INTEG, "jobset", "jobset.x-k8s.io_jobsets.yaml"),
-                       os.path.join(INTEG, "kuberay", "ray.io_rayjobs.yaml")]
+                       os.path.join(INTEG, "kuberay", "ray.io_rayjobs.yaml"),
+                       os.path.join(INTEG, "kubeflow-training", "kubeflow.org_pytorchjobs.yaml")]
 
 QUEUES = """apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
@@ -191,6 +193,42 @@ spec:
 """
 
 
+PYTORCHJOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: torch-train
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: dws-local-queue
+spec:
+  runPolicy:
+    suspend: true
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: busybox
+            resources:
+              requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: 1}
+              limits: {nvidia.com/gpu: 1}
+    Worker:
+      replicas: 3
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: busybox
+            resources:
+              requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: 1}
+              limits: {nvidia.com/gpu: 1}
+"""
+
+
 def apply_text(api, d, name, text):
     path = os.path.join(d, name)
     with open(path, "w") as f:
@@ -336,6 +374,29 @@ def case_rayjob(e):
     e.delete("rayjobs", "ray-train")
 
 
+def case_pytorchjob(e):
+    """Acceptance 3: a PyTorchJob (a map of replica types, runPolicy.suspend) takes the same
+    path; it is admitted whole (Kueue sets minCount for Jobs alone)."""
+    api, c = e.api, e.c
+    g = Daemon(e.gpuq, api, e.db())
+    apply_text(api, e.d, "torch.yaml", PYTORCHJOB)
+    pj = obj(api, "pytorchjobs", "torch-train")
+    wl = workload_name("PyTorchJob", "kubeflow.org", "torch-train", pj["metadata"]["uid"])
+    pr = wait_for("the PyTorchJob's request", lambda: request_of(api, wl))
+    c.check(pod_sets(pr, wl) == [("master", 1), ("worker", 3)], f"its pod sets: {pod_sets(pr, wl)}")
+    cluster.provisioned(api, pr)
+    pj = wait_for("released", lambda: (lambda o: o if o and o["spec"]["runPolicy"].get("suspend")
+                                       is False else None)(obj(api, "pytorchjobs", "torch-train")))
+    for rt, spec in pj["spec"]["pytorchReplicaSpecs"].items():
+        t = spec["template"]
+        c.check(t["spec"].get("nodeSelector") == SELECTOR and
+                t["metadata"]["labels"].get("kueue.x-k8s.io/podset") == rt.lower(),
+                f"{rt}: released with its flavor and podset label")
+    c.check(len(patches_by_gpuqd(api, "pytorchjobs", "torch-train")) == 1, "released by one patch")
+    g.stop()
+    e.delete("pytorchjobs", "torch-train")
+
+
 def case_user_row(e):
     """Acceptances 4 and 5: a TrainingRun, from its Integration alone; its CRD installed
     while gpuqd runs is picked up."""
@@ -409,7 +470,7 @@ def main():
         apply_text(api, d, "queues.yaml", QUEUES)
         e = Env(c, gpuq, d, api)
         only = os.environ.get("GQ_CASE")
-        for case in (case_jobset, case_jobset_preempted, case_rayjob, case_user_row,
+        for case in (case_jobset, case_jobset_preempted, case_rayjob, case_pytorchjob, case_user_row,
                      case_crash_between):
             if only and only != case.__name__:
                 continue
