@@ -110,8 +110,9 @@ bool gq__integration_accepts(const struct gq_integration *row, const char *versi
  *     expr := atom ('*' atom)*
  *     atom := INTEGER | min(expr, expr) | max(expr, expr) | PATH ['?' atom]
  * PATH is dotted member names ("template.spec.parallelism"); "PATH?atom" is
- * the atom when PATH is absent. Values are non-negative and stay within
- * int32 (a larger product is an error).
+ * the atom when PATH is absent, and a PATH absent with no default counts 0.
+ * Values are non-negative and stay within int32 (a larger product is an
+ * error).
  *
  * The lookup callback reads PATH's integer: returns 1 with *v set when it is
  * there, 0 when absent, -1 when it is there but not a non-negative integer

@@ -613,6 +613,21 @@ int gq__mf_integration_set(json_object *root, const char *path, json_object *val
     return 0;
 }
 
+/* Whether key is one of the comma-separated keys. */
+static bool key_listed(const char *keys, const char *key)
+{
+    size_t n = strlen(key);
+
+    while (*keys) {
+        size_t len = strcspn(keys, ",");
+
+        if (len == n && !strncmp(keys, key, n))
+            return true;
+        keys += len + (keys[len] == ',');
+    }
+    return false;
+}
+
 json_object *gq__mf_integration_template(json_object *root, const struct gq_integration *row,
                                          const char *podset, bool create)
 {
@@ -646,7 +661,7 @@ json_object *gq__mf_integration_template(json_object *root, const struct gq_inte
                     lower[j] = (char)(key[j] >= 'A' && key[j] <= 'Z' ? key[j] - 'A' + 'a'
                                                                       : key[j]);
                 lower[j] = '\0';
-                if (!strcmp(lower, podset) && strstr(e->keys, key))
+                if (!strcmp(lower, podset) && key_listed(e->keys, key))
                     return reach(el, e->template, false);
             }
         }
