@@ -256,7 +256,7 @@ void gq__sync_typed(const struct gq_sync_feed *f, json_object *items)
 const struct gq_integration *gq__sync_row(const struct gq_sync *s, const char *kind)
 {
     const struct gq_integration *row =
-        kind ? gq__integration_by_kind(kind, &s->rows.set) : NULL;
+        kind ? gq__integration_by_kind(kind, s->rows ? &s->rows->set : NULL) : NULL;
 
     return row ? row : gq__integration_job();
 }
@@ -375,8 +375,46 @@ static int rows_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct gq_sync *s = payload;
 
-    gq__user_rows_free(&s->rows);
-    return gq__engine_load_integrations(st, &s->rows, err);
+    gq__user_rows_free(&s->gens[s->ngens]); /* a retried transaction starts over */
+    return gq__engine_load_integrations(st, &s->gens[s->ngens], err);
+}
+
+/* Whether a kind of job is watched already. */
+static bool watched(const struct gq_sync *s, const char *kind)
+{
+    size_t i;
+
+    for (i = 0; i < s->nkinds; i++)
+        if (!strcmp(s->kfeed[i].row->kind, kind))
+            return true;
+    return false;
+}
+
+/*
+ * The user's Integrations read again (gpuqd's start, and each reload of
+ * --config): a new generation of rows, and an informer for each kind not
+ * watched yet. A kind already watched keeps its informer and the row it
+ * started with; decoding takes the latest.
+ */
+static int rows_reload(struct gq_sync *s, gq_error *err)
+{
+    size_t i;
+    int rc;
+
+    if (s->ngens == GQ_SYNC_ROW_GENERATIONS) {
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, NULL, "integrations",
+                     "Integrations read %d times: restart gpuqd to read them again",
+                     GQ_SYNC_ROW_GENERATIONS);
+        return GQ_OK;
+    }
+    if ((rc = gq__store_read(s->st, rows_txn, s, err)) != GQ_OK)
+        return rc;
+    s->rows = &s->gens[s->ngens++];
+    for (i = 0; i < s->rows->set.n; i++)
+        if (!watched(s, s->rows->set.v[i]->kind) &&
+            (rc = kind_informer(s, s->rows->set.v[i], err)) != GQ_OK)
+            return rc;
+    return GQ_OK;
 }
 
 /*
@@ -390,15 +428,10 @@ static int kinds_new(struct gq_sync *s, gq_error *err)
     size_t i;
     int rc;
 
-    if ((rc = gq__store_read(s->st, rows_txn, s, err)) != GQ_OK)
-        return rc;
     for (i = 0; (row = gq__integration_builtin(i)) != NULL; i++)
         if ((rc = kind_informer(s, row, err)) != GQ_OK)
             return rc;
-    for (i = 0; i < s->rows.set.n; i++)
-        if ((rc = kind_informer(s, s->rows.set.v[i], err)) != GQ_OK)
-            return rc;
-    return GQ_OK;
+    return rows_reload(s, err);
 }
 
 /* Every collection listed once; an absent CRD counts as listed (nothing to list). */
@@ -520,7 +553,7 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
 
     if (s->o.reload && *s->o.reload) {
         *s->o.reload = 0;
-        if ((rc = apply_config(s, err)) != GQ_OK)
+        if ((rc = apply_config(s, err)) != GQ_OK || (rc = rows_reload(s, err)) != GQ_OK)
             gq__sync_log(s, GQ_EVENT_LEVEL_ERROR, GQ_EVENT_KIND_SYNC, NULL, s->o.config,
                          "reload-failed", "%s", err->msg);
         s->changes++;
@@ -622,7 +655,8 @@ static void sync_close(struct gq_sync *s)
         gq__kube_informer_free(s->inf[i]);
     for (i = 0; i < (int)s->nkinds; i++)
         gq__kube_informer_free(s->kinf[i]);
-    gq__user_rows_free(&s->rows);
+    for (i = 0; i < (int)s->ngens; i++)
+        gq__user_rows_free(&s->gens[i]);
     gq__kube_close(s->k);
     gq__sync_lease_free(&s->lease);
     free(s->lease_ns);

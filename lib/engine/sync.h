@@ -53,6 +53,8 @@ enum gq_sync_informer {
 
 /* Informers of the integration table's kinds but Job (built-in rows and the user's). */
 #define GQ_SYNC_MAX_KINDS 32
+/* Reloads of the user's Integrations gpuqd takes before it asks for a restart. */
+#define GQ_SYNC_ROW_GENERATIONS 16
 
 struct gq_sync;
 
@@ -84,7 +86,14 @@ struct gq_sync {
     struct gq_kube_informer *kinf[GQ_SYNC_MAX_KINDS]; /* one per kind of job but Job */
     struct gq_sync_feed kfeed[GQ_SYNC_MAX_KINDS];
     size_t nkinds;
-    struct gq__user_rows rows; /* the user's integration rows, read at start */
+    /*
+     * The user's integration rows as read at start and at each reload: the
+     * informers of the kinds point into the generation that made them, so
+     * every generation lives until the end; rows is the latest.
+     */
+    struct gq__user_rows gens[GQ_SYNC_ROW_GENERATIONS];
+    size_t ngens;
+    struct gq__user_rows *rows;
     bool synced;            /* every informer has listed once (or its CRD is absent) */
     bool more;              /* the last admission batch stopped before the queues settled */
     bool leader;

@@ -10,13 +10,15 @@ and a user's CRD (TrainingRun) with its Integration.
 - a RayJob takes the same path (pod sets head, worker group, submitter), as does a PyTorchJob
   (master and worker, from its map of replica types);
 - a TrainingRun, a kind gpuq has no code for, is queued, released and finished from its
-  Integration alone; its CRD installed while gpuqd runs is picked up;
+  Integration alone; its CRD installed while gpuqd runs is picked up, and so is its
+  Integration added to --config and read by SIGHUP;
 - SIGKILL of gpuqd between the request's creation and the release (a Debug build's crash
   point), for a JobSet: one request, released once after the restart.
 Each case runs its own gpuqd and database."""
 import copy
 import hashlib
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -435,6 +437,32 @@ def case_user_row(e):
     e.delete("trainingruns", "resnet")
 
 
+def case_user_row_reload(e):
+    """A user's row added to gpuqd's --config while it runs: SIGHUP reads it, and its kind is
+    watched from then on (the CRD is installed by case_user_row)."""
+    api, c = e.api, e.c
+    config = os.path.join(e.d, "config.yaml")
+    with open(config, "w") as f:
+        f.write("apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\n"
+                "metadata: {name: reload-probe}\nvalue: 1\n")
+    g = Daemon(e.gpuq, api, e.db(), "--config", config)
+    wait_for("gpuqd synced", lambda: " synced" in g.logtext())
+    c.check("trainingruns" not in g.logtext(), "no TrainingRun row before the reload")
+    with open(os.path.join(DATA, "integrations", "trainingrun-integration.yaml")) as src, \
+            open(config, "a") as f:
+        f.write("---\n" + src.read())
+    g.proc.send_signal(signal.SIGHUP)
+    wait_for("TrainingRuns listed after the reload", lambda: "trainingruns listed" in g.logtext())
+    r = api.kubectl("apply", "-f", os.path.join(DATA, "integrations", "trainingrun.yaml"))
+    c.check(r.returncode == 0, f"TrainingRun created: {r.stderr}")
+    tr = wait_for("the TrainingRun", lambda: obj(api, "trainingruns", "resnet", "example.com"))
+    wl = workload_name("TrainingRun", "example.com", "resnet", tr["metadata"]["uid"])
+    c.check(wait_for("its request", lambda: request_of(api, wl)) is not None,
+            "a TrainingRun is queued once the reload read its Integration")
+    g.stop()
+    e.delete("trainingruns", "resnet")
+
+
 def case_crash_between(e):
     """Acceptance 5: SIGKILL between the request's creation and the release: one request,
     released once."""
@@ -471,7 +499,7 @@ def main():
         e = Env(c, gpuq, d, api)
         only = os.environ.get("GQ_CASE")
         for case in (case_jobset, case_jobset_preempted, case_rayjob, case_pytorchjob, case_user_row,
-                     case_crash_between):
+                     case_user_row_reload, case_crash_between):
             if only and only != case.__name__:
                 continue
             if case is case_crash_between and not hooks:
