@@ -24,7 +24,8 @@
      1, "Succeeded|Failed", NULL}
 
 #define RAY_HEAD(at_)                                                                              \
-    {GQ_INTEG_ONE, at_, "head", NULL, NULL, "template", NULL, NULL, false, NULL, GQ_INTEG_HOOK_NONE}
+    {GQ_INTEG_ONE, at_, "head", NULL, NULL, "template", NULL, NULL, false, NULL,                   \
+     GQ_INTEG_HOOK_RAY_HEAD}
 #define RAY_WORKER_GROUPS(at_)                                                                     \
     {GQ_INTEG_LIST, at_, NULL, "groupName", NULL, "template", RAY_WORKERS, NULL, true, NULL,       \
      GQ_INTEG_HOOK_NONE}

@@ -32,6 +32,8 @@ enum gq_integ_hook {
     GQ_INTEG_HOOK_NONE,
     GQ_INTEG_HOOK_RAY_SUBMITTER, /* RayJob: without a submitterPodTemplate, Kueue's default one */
     GQ_INTEG_HOOK_TRAINJOB,      /* TrainJob: the pod sets of the runtime it names */
+    GQ_INTEG_HOOK_RAY_HEAD,      /* a Ray head: KubeRay's autoscaler sidecar and GCS fault
+                                    tolerance's cleanup requests counted, as Kueue counts them */
 };
 
 #define GQ_INTEG_MAX_PODSET_ENTRIES 6

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error.h"
+#include "gpuqueue/quantity.h"
 #include "gpuqueue/validate.h"
 #include "integration.h"
 #include "manifest_fields.h"
@@ -169,6 +171,96 @@ static json_object *ray_submitter(json_object *root)
     return t;
 }
 
+/* requests[name] raised to at least min (a quantity), as KubeRay's MergeResourceListKeepMax. */
+static void request_at_least(json_object *requests, const char *name, const char *min)
+{
+    json_object *v = gq__mf_get(requests, name);
+    gq_quantity have, want;
+    char buf[64];
+
+    if (gq_quantity_parse(&want, min, strlen(min), NULL) != GQ_OK)
+        return;
+    if (v && json_object_is_type(v, json_type_string) &&
+        gq_quantity_parse(&have, json_object_get_string(v), strlen(json_object_get_string(v)),
+                          NULL) == GQ_OK &&
+        gq_quantity_cmp(&have, &want) >= 0)
+        return;
+    if (v && json_object_is_type(v, json_type_int)) {
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_object_get_int64(v));
+        if (gq_quantity_parse(&have, buf, strlen(buf), NULL) == GQ_OK &&
+            gq_quantity_cmp(&have, &want) >= 0)
+            return;
+    }
+    json_object_object_add(requests, name, json_object_new_string(min));
+}
+
+/*
+ * A Ray head's pod set as Kueue counts it (raycluster/common.go BuildPodSets):
+ * with GCS fault tolerance (spec.gcsFaultToleranceOptions or the annotation
+ * ray.io/ft-enabled: "true"), the Ray container's requests raised to at
+ * least 200m CPU and 256Mi (KubeRay's Redis cleanup Job); with in-tree
+ * autoscaling, KubeRay's autoscaler sidecar added (autoscalerOptions.resources,
+ * else 500m and 512Mi). A copy, or NULL when neither applies.
+ */
+static json_object *ray_head(json_object *root, const struct gq_integ_podset *e, json_object *tmpl)
+{
+    const char *dot = strrchr(e->at, '.');
+    json_object *cs = at_path(root, e->at, dot ? (size_t)(dot - e->at) : 0), *copy = NULL;
+    json_object *ft = at_path(root, "metadata.annotations", strlen("metadata.annotations"));
+    json_object *as = gq__mf_get(cs, "enableInTreeAutoscaling"), *ctrs;
+    bool has_ft, autoscale;
+
+    ft = gq__mf_get(ft, "ray.io/ft-enabled");
+    has_ft = (json_object_is_type(ft, json_type_string) &&
+              !strcasecmp(json_object_get_string(ft), "true")) ||
+             gq__mf_get(cs, "gcsFaultToleranceOptions") != NULL;
+    autoscale = json_object_is_type(as, json_type_boolean) && json_object_get_boolean(as);
+    if ((!has_ft && !autoscale) || !tmpl || json_object_deep_copy(tmpl, &copy, NULL) != 0)
+        return NULL;
+    ctrs = at_path(copy, "spec.containers", strlen("spec.containers"));
+    if (!json_object_is_type(ctrs, json_type_array)) {
+        json_object_put(copy);
+        return NULL;
+    }
+    if (has_ft && json_object_array_length(ctrs) > 0) {
+        json_object *ray = json_object_array_get_idx(ctrs, 0), *res, *req;
+
+        if (!json_object_object_get_ex(ray, "resources", &res) || !res) {
+            res = json_object_new_object();
+            json_object_object_add(ray, "resources", res);
+        }
+        if (!json_object_object_get_ex(res, "requests", &req) || !req) {
+            req = json_object_new_object();
+            json_object_object_add(res, "requests", req);
+        }
+        request_at_least(req, "cpu", "200m");
+        request_at_least(req, "memory", "256Mi");
+    }
+    if (autoscale) {
+        json_object *sidecar = json_object_new_object(), *res = NULL;
+        json_object *opts = at_path(gq__mf_get(cs, "autoscalerOptions"), "resources",
+                                    strlen("resources"));
+
+        json_object_object_add(sidecar, "name", json_object_new_string("autoscaler"));
+        if (opts && json_object_deep_copy(opts, &res, NULL) != 0)
+            res = NULL;
+        if (!res) {
+            json_object *req = json_object_new_object(), *lim = json_object_new_object();
+
+            res = json_object_new_object();
+            json_object_object_add(req, "cpu", json_object_new_string("500m"));
+            json_object_object_add(req, "memory", json_object_new_string("512Mi"));
+            json_object_object_add(lim, "cpu", json_object_new_string("500m"));
+            json_object_object_add(lim, "memory", json_object_new_string("512Mi"));
+            json_object_object_add(res, "requests", req);
+            json_object_object_add(res, "limits", lim);
+        }
+        json_object_object_add(sidecar, "resources", res);
+        json_object_array_add(ctrs, sidecar);
+    }
+    return copy;
+}
+
 /* One pod set from element el (its path already pushed), named name. */
 static int podset(struct gq__mf_ctx *c, json_object *root, json_object *el,
                   const struct gq_integ_podset *e, const char *name, struct gq_workload *wl)
@@ -199,6 +291,8 @@ static int podset(struct gq__mf_ctx *c, json_object *root, json_object *el,
     tmpl = at_path(el, e->template, strlen(e->template));
     if (!tmpl && e->hook == GQ_INTEG_HOOK_RAY_SUBMITTER && !(tmpl = made = ray_submitter(root)))
         return gq__mf_nomem(c);
+    if (e->hook == GQ_INTEG_HOOK_RAY_HEAD && (made = ray_head(root, e, tmpl)) != NULL)
+        tmpl = made;
     rc = gq__mf_pod_template(c, tmpl, ps);
     json_object_put(made);
     if (rc == GQ_OK)
