@@ -208,14 +208,19 @@ static json_object *ray_head(json_object *root, const struct gq_integ_podset *e,
     json_object *cs = at_path(root, e->at, dot ? (size_t)(dot - e->at) : 0), *copy = NULL;
     json_object *ft = at_path(root, "metadata.annotations", strlen("metadata.annotations"));
     json_object *as = gq__mf_get(cs, "enableInTreeAutoscaling"), *ctrs;
-    bool has_ft, autoscale;
+    json_object *mode = at_path(root, "spec.submissionMode", strlen("spec.submissionMode"));
+    bool has_ft, autoscale, sidecar_submitter;
 
     ft = gq__mf_get(ft, "ray.io/ft-enabled");
     has_ft = (json_object_is_type(ft, json_type_string) &&
               !strcasecmp(json_object_get_string(ft), "true")) ||
              gq__mf_get(cs, "gcsFaultToleranceOptions") != NULL;
     autoscale = json_object_is_type(as, json_type_boolean) && json_object_get_boolean(as);
-    if ((!has_ft && !autoscale) || !tmpl || json_object_deep_copy(tmpl, &copy, NULL) != 0)
+    /* A RayJob in SidecarMode: the submitter runs in the head pod (addSidecarSubmitterToHeadPodSet). */
+    sidecar_submitter = json_object_is_type(mode, json_type_string) &&
+                        !strcmp(json_object_get_string(mode), "SidecarMode");
+    if ((!has_ft && !autoscale && !sidecar_submitter) || !tmpl ||
+        json_object_deep_copy(tmpl, &copy, NULL) != 0)
         return NULL;
     ctrs = at_path(copy, "spec.containers", strlen("spec.containers"));
     if (!json_object_is_type(ctrs, json_type_array)) {
@@ -257,6 +262,16 @@ static json_object *ray_head(json_object *root, const struct gq_integ_podset *e,
         }
         json_object_object_add(sidecar, "resources", res);
         json_object_array_add(ctrs, sidecar);
+    }
+    if (sidecar_submitter) {
+        json_object *sub = ray_submitter(root), *c0;
+
+        c0 = json_object_array_get_idx(at_path(sub, "spec.containers", strlen("spec.containers")), 0);
+        if (c0) {
+            json_object_object_del(c0, "image");
+            json_object_array_add(ctrs, json_object_get(c0));
+        }
+        json_object_put(sub);
     }
     return copy;
 }
