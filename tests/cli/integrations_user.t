@@ -1,9 +1,10 @@
 # Issue 15, acceptances 4 and 6: a user's row of the integration table for a
 # kind gpuq has never seen (example.com/v1 TrainingRun: suspend switch
 # spec.paused, pods at spec.workers.{count,template}) is queued, admitted
-# (partially: 3 of its 4 pods, down to its minCount) and released with no code
-# change; bad rows are refused at load with the field named, and bad jobs of
-# every kind are refused with one line, nothing written.
+# (partially: 3 of its 4 pods, down to its minCount), released and evicted
+# (preempted by a Job of a higher priority class) with no code change; bad
+# rows are refused at load with the field named, and bad jobs of every kind
+# are refused with one line, nothing written.
 $ gpuq apply -f $DATA/integrations/trainingrun.yaml
 ! skipped: kind TrainingRun (example.com/v1) is not modelled by gpuq
 $ gpuq apply -f $DATA/integrations/trainingrun-integration.yaml
@@ -16,6 +17,7 @@ $ gpuq apply -f $DATA/integrations/three-gpus.yaml
 > resourceflavor/l4 created
 > clusterqueue/three-gpus created
 > localqueue/dws-local-queue created
+> workloadpriorityclass/urgent created
 $ gpuq apply -n small -f $DATA/integrations/trainingrun.yaml
 > trainingrun.example.com/resnet created
 $ gpuq schedule
@@ -25,6 +27,18 @@ $ gpuq list -n small -o wide --no-headers
 ~ trainingrun-resnet-[0-9a-f]{5} +trainingrun +resnet +dws-local-queue +three-gpus +ADMITTED +{AGE} +{AGE} +0 +4 +4 +workers:4 +admitted: released to run
 $ gpuq list -n small -o json | python3 -c 'import json,sys; s=json.load(sys.stdin)["items"][0]["status"]; a=s["admission"]["podSetAssignments"][0]; r=s["gpuq"]["release"]; print(a["name"], a["count"], a["flavors"]["nvidia.com/gpu"], r["suspend"], r["podSets"][0]["template"]["spec"]["nodeSelector"])'
 > workers 3 l4 False {'cloud.google.com/gke-accelerator': 'nvidia-l4'}
+# Evicted: a Job of a higher priority class preempts it; it waits again,
+# with Kueue's Evicted and Preempted conditions, no longer released.
+$ gpuq apply -f $DATA/integrations/urgent-job.yaml
+> job.batch/urgent created
+$ gpuq schedule --until-stable
+~ cycle 1: workload small/job-urgent-[0-9a-f]{5} pending: Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4, 3 more needed\. Pending the preemption of 1 workload\(s\)
+~ cycle 1: workload small/trainingrun-resnet-[0-9a-f]{5} evicted: Preempted: Preempted to accommodate a workload \(UID: [0-9a-f-]+\) due to prioritization in the ClusterQueue
+~ cycle 2: workload small/job-urgent-[0-9a-f]{5} admitted in three-gpus \(cpu=l4,nvidia.com/gpu=l4\)
+~ cycle 3: workload small/trainingrun-resnet-[0-9a-f]{5} pending: Pending: couldn't assign flavors to pod set workers: insufficient quota for nvidia.com/gpu in flavor l4, previously considered podsets requests \(0\) \+ current podset request \(4\) > maximum capacity \(3\)
+> 4 cycles: 1 admitted, 1 evicted
+$ gpuq list -n small -o json | python3 -c 'import json,sys; w=[x for x in json.load(sys.stdin)["items"] if x["metadata"]["ownerReferences"][0]["kind"]=="TrainingRun"][0]; print(w["status"]["gpuq"]["state"], [(c["type"], c["reason"]) for c in w["status"]["conditions"] if c["status"] == "True"], "release" in w["status"]["gpuq"])'
+> pending [('Evicted', 'Preempted'), ('Preempted', 'InClusterQueue')] False
 $ gpuq apply -f $DATA/bad/integrations/integration-bad-path.yaml
 !~ error: .*/integration-bad-path\.yaml: document 1 \(Integration bad-path\): spec\.podSets\[0\]\.path: invalid value "spec\.\.workers": must be member names of letters, digits, '_' or '-' joined by dots
 ? 1
@@ -59,4 +73,5 @@ $ gpuq apply -f $DATA/bad/integrations/pytorchjob-no-replicas.yaml
 !~ error: .*/pytorchjob-no-replicas\.yaml: document 1 \(PyTorchJob default/empty\): spec\.pytorchReplicaSpecs: must hold a replica spec of one of the types Master,Worker
 ? 1
 $ gpuq list -A --no-headers
-~ small +trainingrun-resnet-[0-9a-f]{5} +trainingrun +resnet +dws-local-queue +three-gpus +ADMITTED +{AGE} +{AGE}
+~ small +trainingrun-resnet-[0-9a-f]{5} +trainingrun +resnet +dws-local-queue +three-gpus +PENDING +0 +{AGE}
+~ small +job-urgent-[0-9a-f]{5} +job +urgent +dws-local-queue +three-gpus +ADMITTED +{AGE} +{AGE}
