@@ -79,6 +79,7 @@ gq_db *cli_open(const struct global *g);
 int cli_fail(const gq_error *err);
 
 /* Print "error: ..." (printf format) and return EXIT_USAGE. */
+int cli_unknown_resource(const char *word);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The namespace a command acts in: -n, or "default". */

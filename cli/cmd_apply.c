@@ -119,7 +119,7 @@ int cmd_delete(struct global *g, int argc, char **argv)
     if (nargs < 2)
         return cli_usage_error("delete needs RESOURCE NAME... or -f FILE");
     if (!(resource = gq_resource_name(argv[0])))
-        return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+        return cli_unknown_resource(argv[0]);
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     for (i = 1; i < nargs; i++) {

@@ -57,7 +57,7 @@ int cmd_describe(struct global *g, int argc, char **argv)
     if (nargs != 2)
         return cli_usage_error("describe needs RESOURCE NAME");
     if (!(resource = gq_resource_name(argv[0])))
-        return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+        return cli_unknown_resource(argv[0]);
     if (cli_cluster_mode(g))
         return cluster_describe(g, resource, argv[1]);
     if (!(db = cli_open(g)))

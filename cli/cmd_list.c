@@ -606,7 +606,7 @@ int cmd_list(struct global *g, int argc, char **argv)
         return EXIT_SUCCESS;
     }
     if (nargs >= 1 && !(resource = gq_resource_name(argv[0])))
-        return cli_usage_error("the server doesn't have a resource type \"%s\"", argv[0]);
+        return cli_unknown_resource(argv[0]);
     if (nargs > 2 || (nargs == 2 && !is_provreq_resource(resource)))
         return cli_usage_error("list takes at most one RESOURCE, got \"%s\"", argv[1]);
     if (nargs == 2 && g->all_namespaces)

@@ -208,6 +208,35 @@ static int set_value(const struct flag *f, void *value, const char *arg, const c
     return EXIT_USAGE;
 }
 
+/* "unknown flag: --statu (did you mean --status?)": the command's and the global flags. */
+static int unknown_flag(const struct flag *flags, const char *shown, char shortname)
+{
+    const char *names[64], *near = NULL;
+    size_t i, n = 0;
+
+    for (i = 0; flags[i].name && n < 32; i++)
+        names[n++] = flags[i].name;
+    for (i = 0; global_flags[i].name && n < 63; i++)
+        names[n++] = global_flags[i].name;
+    names[n] = NULL;
+    if (!shortname)
+        near = gq_suggest(shown + 2, names);
+    if (near)
+        return cli_usage_error("unknown flag: %s (did you mean --%s?)", shown, near);
+    return cli_usage_error("unknown flag: %s", shown);
+}
+
+/* "the server doesn't have a resource type", as kubectl says it, with the nearest word. */
+int cli_unknown_resource(const char *word)
+{
+    const char *near = gq_resource_suggest(word);
+
+    if (near)
+        return cli_usage_error("the server doesn't have a resource type \"%s\" (did you mean "
+                               "\"%s\"?)", word, near);
+    return cli_usage_error("the server doesn't have a resource type \"%s\"", word);
+}
+
 /* Handle argv[*i], a flag; may consume argv[*i + 1] as its value. */
 static int parse_flag(struct global *g, const struct flag *flags, int argc, char **argv, int *i)
 {
@@ -230,7 +259,7 @@ static int parse_flag(struct global *g, const struct flag *flags, int argc, char
     }
     snprintf(shown, sizeof(shown), "%s%.*s", shortname ? "-" : "--", (int)len, name);
     if (!(f = lookup(g, flags, name, len, shortname, &value)))
-        return cli_usage_error("unknown flag: %s", shown);
+        return unknown_flag(flags, shown, shortname);
     if (f->type == FLAG_BOOL) {
         if (arg && strcmp(arg, "true") != 0)
             return arg && strcmp(arg, "false") == 0

@@ -178,8 +178,20 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!(c = cli_command(argv[ci]))) {
-        fprintf(stderr, "error: unknown command \"%s\" for \"gpuq\"\n"
-                        "Run 'gpuq --help' for usage.\n", argv[ci]);
+        const char *names[2 * sizeof(commands) / sizeof(commands[0]) + 1], *near;
+        size_t n = 0;
+
+        for (c = commands; c->name; c++) {
+            names[n++] = c->name;
+            if (c->alias)
+                names[n++] = c->alias;
+        }
+        names[n] = NULL;
+        fprintf(stderr, "error: unknown command \"%s\" for \"gpuq\"\n", argv[ci]);
+        /* cobra's suggestion, as kubectl prints it */
+        if ((near = gq_suggest(argv[ci], names)) != NULL)
+            fprintf(stderr, "\nDid you mean this?\n\t%s\n\n", near);
+        fputs("Run 'gpuq --help' for usage.\n", stderr);
         return EXIT_USAGE;
     }
     /*

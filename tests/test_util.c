@@ -242,8 +242,21 @@ static void rfc3339_format(void)
     }
 }
 
+/* Levenshtein, the case ignored, cut off past max. */
+static void edit_distance(void)
+{
+    CHECK(gq__edit_distance("list", "list", 2) == 0);
+    CHECK(gq__edit_distance("lsit", "list", 2) == 2);
+    CHECK(gq__edit_distance("LIST", "list", 2) == 0);
+    CHECK(gq__edit_distance("descibe", "describe", 2) == 1);
+    CHECK(gq__edit_distance("", "abc", 5) == 3);
+    CHECK(gq__edit_distance("sheduel", "schedule", 2) == 3); /* past max: max + 1 */
+    CHECK(gq__edit_distance("a", "abcdefgh", 2) == 3);
+}
+
 int main(void)
 {
+    TEST_RUN(edit_distance);
     TEST_RUN(sha1_vectors);
     TEST_RUN(workload_names);
     TEST_RUN(uids);

@@ -444,6 +444,32 @@ const char *gq_resource_name(const char *word)
     return kind == GQ_KIND_NONE ? NULL : gq__kind_resource(kind);
 }
 
+const char *gq_suggest(const char *word, const char *const *candidates)
+{
+    const char *best = NULL;
+    size_t i, d, bestd = 3, n = word ? strlen(word) : 0;
+
+    for (i = 0; n && candidates && candidates[i]; i++) {
+        size_t m = strlen(candidates[i]);
+
+        /* cobra: a prefix of one another counts as close */
+        if ((n >= 2 && !strncasecmp(word, candidates[i], n < m ? n : m)))
+            d = 1;
+        else
+            d = gq__edit_distance(word, candidates[i], 2);
+        if (d < bestd && strcasecmp(word, candidates[i]) != 0) {
+            bestd = d;
+            best = candidates[i];
+        }
+    }
+    return best;
+}
+
+const char *gq_resource_suggest(const char *word)
+{
+    return gq_suggest(word, gq__kind_words());
+}
+
 int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_object_fn fn,
                    void *payload, gq_error *err)
 {

@@ -349,3 +349,19 @@ enum gq_kind gq__kind_lookup(const char *word)
     }
     return GQ_KIND_NONE;
 }
+
+const char *const *gq__kind_words(void)
+{
+    /* The resource names and plurals: what a suggestion offers (kubectl suggests plurals). */
+    static const char *words[2 * NKINDS + 1];
+    size_t i, n = 0;
+
+    if (!words[0]) {
+        for (i = 0; i < NKINDS; i++) {
+            words[n++] = kinds[i].plural;
+            words[n++] = kinds[i].resource;
+        }
+        words[n] = NULL;
+    }
+    return words;
+}

@@ -354,4 +354,7 @@ bool gq__kind_is_namespaced(enum gq_kind kind);
  */
 enum gq_kind gq__kind_lookup(const char *word);
 
+/* Every word a user may type for a kind (names, resources, plurals, short names), NULL-ended. */
+const char *const *gq__kind_words(void);
+
 #endif

@@ -462,3 +462,35 @@ void gq__str_printf(struct gq__str *s, const char *fmt, ...)
     gq__str_vprintf(s, fmt, ap);
     va_end(ap);
 }
+
+size_t gq__edit_distance(const char *a, const char *b, size_t max)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j, row[65], prev, cur, best;
+
+    if (la > 64 || lb > 64)
+        return max + 1;
+    if ((la > lb ? la - lb : lb - la) > max)
+        return max + 1;
+    for (j = 0; j <= lb; j++)
+        row[j] = j;
+    for (i = 1; i <= la; i++) {
+        prev = row[0];
+        row[0] = i;
+        best = row[0];
+        for (j = 1; j <= lb; j++) {
+            size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
+                                 tolower((unsigned char)b[j - 1]));
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+
+            cur = sub < del ? sub : del;
+            cur = cur < ins ? cur : ins;
+            prev = row[j];
+            row[j] = cur;
+            if (cur < best)
+                best = cur;
+        }
+        if (best > max)
+            return max + 1;
+    }
+    return row[lb];
+}

@@ -30,6 +30,9 @@ void gq__str_printf(struct gq__str *s, const char *fmt, ...) __attribute__((form
 void gq__str_vprintf(struct gq__str *s, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
+/* Levenshtein distance of a and b, the case ignored, stopping past max (then max + 1). */
+size_t gq__edit_distance(const char *a, const char *b, size_t max);
+
 /* Bytes that always hold gq__i64_text()'s result, NUL included. */
 #define GQ_I64_BUFSIZE 21
 

@@ -45,6 +45,16 @@ GQ_EXTERN void gq_duration_format(char *buf, size_t size, int64_t ms);
 /** Canonical resource name for what a user typed ("cq" -> "clusterqueue"), or NULL. */
 GQ_EXTERN const char *gq_resource_name(const char *word);
 
+/**
+ * The candidate closest to word, for a "did you mean" (cobra's rule: a
+ * candidate within 2 edits, the case ignored, or one word starts with the
+ * other), or NULL. candidates is NULL-terminated.
+ */
+GQ_EXTERN const char *gq_suggest(const char *word, const char *const *candidates);
+
+/** The resource name closest to a mistyped one ("clusterqueu" -> "clusterqueues"), or NULL. */
+GQ_EXTERN const char *gq_resource_suggest(const char *word);
+
 /** Whether name is a table gq_report renders as CSV/TSV. */
 GQ_EXTERN bool gq_report_table_is_valid(const char *name);
 
