@@ -255,7 +255,8 @@ static int parse_flag(struct global *g, const struct flag *flags, int argc, char
         name = a + 1;
         shortname = a[1];
         len = 1;
-        arg = a[2] ? a + 2 : NULL;
+        /* "-ojson" and, as pflag takes it, "-o=json" */
+        arg = a[2] == '=' ? a + 3 : a[2] ? a + 2 : NULL;
     }
     snprintf(shown, sizeof(shown), "%s%.*s", shortname ? "-" : "--", (int)len, name);
     if (!(f = lookup(g, flags, name, len, shortname, &value)))
@@ -293,8 +294,6 @@ static int check_globals(const struct global *g)
         return cli_usage_error("invalid argument \"%s\" for \"--color\" flag: "
                                "want auto, always or never",
                                g->color);
-    if (g->namespace && g->all_namespaces)
-        return cli_usage_error("-n and -A cannot be used together");
     if (g->db_path && (g->kubeconfig || g->context))
         return cli_usage_error("--db cannot be used with --%s: a command reads either a "
                                "database or a cluster",
@@ -324,6 +323,9 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
     *nargs = n;
     if (g->help)
         return EXIT_SUCCESS;
+    /* kubectl: -A wins over -n (the namespace is ignored) */
+    if (g->namespace && g->all_namespaces)
+        g->namespace = NULL;
     if ((rc = check_globals(g)) != EXIT_SUCCESS)
         return rc;
     if (cmd && cmd->local_only && cli_cluster_mode(g))

@@ -1,0 +1,27 @@
+# Issue 16: kubectl's spellings: -o=FORMAT (as pflag takes a shorthand with
+# '='), -oFORMAT and --output=FORMAT; -n with -A lists every namespace, -A
+# winning as in kubectl.
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
+> resourceflavor/default-flavor created
+> admissioncheck/dws-prov created
+> provisioningrequestconfig/dws-config created
+> clusterqueue/dws-cluster-queue created
+> localqueue/dws-local-queue created
+$ printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: dws-local-queue, namespace: other}\nspec: {clusterQueue: dws-cluster-queue}\n' | gpuq apply -f -
+> localqueue/dws-local-queue created
+$ gpuq submit --queue dws-local-queue --name one --gpus 1
+~ job-one-[0-9a-f]{5}
+$ gpuq submit -n other --queue dws-local-queue --name two --gpus 1
+~ job-two-[0-9a-f]{5}
+$ gpuq list -o=name
+~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
+$ gpuq list -oname
+~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
+$ gpuq list --output=name
+~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
+$ gpuq list -n other -A -o=name
+~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
+~ workload.kueue.x-k8s.io/job-two-[0-9a-f]{5}
+$ gpuq list -o=nmae
+! error: unable to match a printer suitable for the output format "nmae", allowed formats are: table,wide,json,yaml,name
+? 2
