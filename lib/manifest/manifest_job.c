@@ -5,6 +5,7 @@
  * its flag ("--gpus: ...") rather than by a field path the user never wrote.
  */
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,8 +135,36 @@ static json_object *container(const gq_job_spec *s)
     return c;
 }
 
+/*
+ * A job without --name gets generateName from its command's first word
+ * ("python-", "sleep-"), else "gpuq-": Kueue's workload name puts "job-" in
+ * front of the Job's, and "job-" twice ("job-job-x7k2p-1a2b3") told nothing.
+ */
+static void generate_prefix(const gq_job_spec *s, char *out, size_t size)
+{
+    const char *w = s->ncommand && s->command && s->command[0] ? s->command[0] : "", *slash;
+    size_t n = 0;
+
+    if ((slash = strrchr(w, '/')) != NULL)
+        w = slash + 1;
+    for (; *w && n + 2 < size && n < 20; w++) {
+        char ch = *w >= 'A' && *w <= 'Z' ? (char)(*w - 'A' + 'a') : *w;
+
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+            out[n++] = ch;
+        else if (n && out[n - 1] != '-')
+            out[n++] = '-';
+    }
+    while (n && out[n - 1] == '-')
+        n--;
+    if (!n || !(out[0] >= 'a' && out[0] <= 'z'))
+        n = (size_t)snprintf(out, size, "gpuq");
+    snprintf(out + n, size - n, "-");
+}
+
 static json_object *job(const gq_job_spec *s)
 {
+    char prefix[32];
     json_object *root = json_object_new_object(), *meta = json_object_new_object();
     json_object *labels = json_object_new_object(), *spec = json_object_new_object();
     json_object *tmpl = json_object_new_object(), *pod = json_object_new_object();
@@ -146,8 +175,10 @@ static json_object *job(const gq_job_spec *s)
     json_object_object_add(root, "kind", json_object_new_string("Job"));
     if (s->name)
         json_object_object_add(meta, "name", json_object_new_string(s->name));
-    else
-        json_object_object_add(meta, "generateName", json_object_new_string("job-"));
+    else {
+        generate_prefix(s, prefix, sizeof(prefix));
+        json_object_object_add(meta, "generateName", json_object_new_string(prefix));
+    }
     json_object_object_add(meta, "namespace",
                            json_object_new_string(s->namespace ? s->namespace : "default"));
     json_object_object_add(labels, "kueue.x-k8s.io/queue-name", json_object_new_string(s->queue));

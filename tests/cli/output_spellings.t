@@ -25,3 +25,9 @@ $ gpuq list -n other -A -o=name
 $ gpuq list -o=nmae
 ! error: unable to match a printer suitable for the output format "nmae", allowed formats are: table,wide,json,yaml,name
 ? 2
+# A job submitted without --name is named after its command's first word (or
+# gpuq-), so that Kueue's workload name does not say "job-job-".
+$ gpuq submit --queue dws-local-queue --gpus 1 -- /usr/bin/python3 train.py
+~ job-python3-[a-z0-9]{5}-[0-9a-f]{5}
+$ gpuq submit --queue dws-local-queue --gpus 1
+~ job-gpuq-[a-z0-9]{5}-[0-9a-f]{5}
