@@ -80,6 +80,8 @@ int cli_fail(const gq_error *err);
 
 /* Print "error: ..." (printf format) and return EXIT_USAGE. */
 int cli_unknown_resource(const char *word);
+/* kubectl's TYPE/NAME as TYPE NAME: argv[0] split in two when it is the one argument. */
+void cli_type_name(int *nargs, char **argv);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The namespace a command acts in: -n, or "default". */

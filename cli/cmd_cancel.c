@@ -54,8 +54,13 @@ int cmd_describe(struct global *g, int argc, char **argv)
         cli_help(&commands[3], flags);
         return EXIT_SUCCESS;
     }
+    cli_type_name(&nargs, argv);
     if (nargs != 2)
-        return cli_usage_error("describe needs RESOURCE NAME");
+        return cli_usage_error("describe needs RESOURCE NAME (or RESOURCE/NAME)");
+    /* Not silently ignored: describe prints text, as kubectl's does. */
+    if (g->output)
+        return cli_usage_error("describe does not take -o %s: use \"gpuq get %s %s -o %s\"",
+                               g->output, argv[0], argv[1], g->output);
     if (!(resource = gq_resource_name(argv[0])))
         return cli_unknown_resource(argv[0]);
     if (cli_cluster_mode(g))

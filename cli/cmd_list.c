@@ -256,6 +256,8 @@ static int object_row(const gq_object_info *o, void *payload)
     const char *cells[9];
     int n;
 
+    if (l->name && strcmp(o->name, l->name) != 0)
+        return 0;
     if (l->names_only) {
         l->rows++;
         printf("%s%s%s/%s\n", o->resource, *l->group ? "." : "", l->group, o->name);
@@ -535,6 +537,12 @@ static int list(struct lister *l, const char *resource, const gq_workload_filter
     if (rc != GQ_OK)
         return l->failed ? (fputs("error: out of memory\n", stderr), EXIT_FAILURE)
                          : cli_fail(&err);
+    if (l->name && !l->rows && !provreq) {
+        /* kubectl: a NAME that matches nothing is an error, not an empty list */
+        fprintf(stderr, "Error from server (NotFound): %ss.%s \"%s\" not found\n", resource,
+                ot ? ot->group : "kueue.x-k8s.io", l->name);
+        return EXIT_FAILURE;
+    }
     if (l->names_only)
         return l->rows ? EXIT_SUCCESS : (no_resources(l, namespaced), EXIT_SUCCESS);
     return print_table(l, namespaced);
@@ -605,10 +613,12 @@ int cmd_list(struct global *g, int argc, char **argv)
         cli_help(&commands[2], flags);
         return EXIT_SUCCESS;
     }
+    cli_type_name(&nargs, argv);
     if (nargs >= 1 && !(resource = gq_resource_name(argv[0])))
         return cli_unknown_resource(argv[0]);
-    if (nargs > 2 || (nargs == 2 && !is_provreq_resource(resource)))
-        return cli_usage_error("list takes at most one RESOURCE, got \"%s\"", argv[1]);
+    if (nargs > 2)
+        return cli_usage_error("list takes a RESOURCE and at most one NAME, got \"%s\"",
+                               argv[2]);
     if (nargs == 2 && g->all_namespaces)
         return cli_usage_error("a resource cannot be retrieved by name across all namespaces");
     if (status && !status_valid(status))
@@ -621,6 +631,8 @@ int cmd_list(struct global *g, int argc, char **argv)
     l.names_only = g->output && strcmp(g->output, "name") == 0;
     l.all_ns = g->all_namespaces;
     l.name = nargs == 2 ? argv[1] : NULL;
+    if (l.name && !is_provreq_resource(resource))
+        f.name = l.name; /* a workload or job name; objects are matched by name as listed */
     f.namespace = g->all_namespaces ? NULL : cli_namespace(g);
     f.state = status;
     f.local_queue = lq;

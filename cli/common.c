@@ -226,6 +226,17 @@ static int unknown_flag(const struct flag *flags, const char *shown, char shortn
     return cli_usage_error("unknown flag: %s", shown);
 }
 
+void cli_type_name(int *nargs, char **argv)
+{
+    char *slash;
+
+    if (*nargs == 1 && (slash = strchr(argv[0], '/')) != NULL && slash[1] && slash != argv[0]) {
+        *slash = '\0';
+        argv[1] = slash + 1;
+        *nargs = 2;
+    }
+}
+
 /* "the server doesn't have a resource type", as kubectl says it, with the nearest word. */
 int cli_unknown_resource(const char *word)
 {

@@ -31,3 +31,24 @@ $ gpuq submit --queue dws-local-queue --gpus 1 -- /usr/bin/python3 train.py
 ~ job-python3-[a-z0-9]{5}-[0-9a-f]{5}
 $ gpuq submit --queue dws-local-queue --gpus 1
 ~ job-gpuq-[a-z0-9]{5}-[0-9a-f]{5}
+# TYPE NAME and TYPE/NAME in get and describe; a NAME that matches nothing is
+# kubectl's NotFound; describe refuses -o rather than ignore it.
+$ gpuq get clusterqueue dws-cluster-queue -o name
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue
+$ gpuq get clusterqueue/dws-cluster-queue --no-headers
+~ dws-cluster-queue +4 +0 +True +{AGE}
+$ gpuq get localqueues dws-local-queue -n other -o name
+> localqueue.kueue.x-k8s.io/dws-local-queue
+$ gpuq get workload one -o name
+~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
+$ gpuq get clusterqueue nope
+! Error from server (NotFound): clusterqueues.kueue.x-k8s.io "nope" not found
+? 1
+$ gpuq get workloads/nope
+! Error from server (NotFound): workloads.kueue.x-k8s.io "nope" not found
+? 1
+$ gpuq describe clusterqueue/dws-cluster-queue | head -1
+> Name:                dws-cluster-queue
+$ gpuq describe cq dws-cluster-queue -o json
+! error: describe does not take -o json: use "gpuq get cq dws-cluster-queue -o json"
+? 2
