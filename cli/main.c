@@ -75,8 +75,12 @@ static void usage_all(FILE *out)
     fputs("gpuq: queued-provisioning admission for GPU batch work\n\n"
           "Usage: gpuq COMMAND [flags]\n\nCommands:\n",
           out);
-    for (c = commands; c->name; c++)
+    for (c = commands; c->name; c++) {
         fprintf(out, "  %-10s %s\n", c->name, c->summary);
+        if (c->alias) /* kubectl users type get */
+            fprintf(out, "  %-10s The same as %s: one resource by NAME or TYPE/NAME, or all\n",
+                    c->alias, c->name);
+    }
     fputs("\nGlobal flags:\n"
           "      --db PATH        database file (default: $GPUQ_DB, else "
           "$XDG_STATE_HOME/gpuq/gpuq.db)\n"
