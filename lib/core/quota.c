@@ -281,3 +281,11 @@ size_t gq__amount_format(char *buf, size_t size, const char *resource, int64_t v
     }
     return gq_quantity_format(buf, size, &q);
 }
+
+bool gq__gpu_resource(const char *name)
+{
+    size_t n = strlen(name);
+
+    return (n >= 4 && strcmp(name + n - 4, "/gpu") == 0) ||
+           strncmp(name, "nvidia.com/mig-", 15) == 0 || strcmp(name, "nvidia.com/gpu.shared") == 0;
+}

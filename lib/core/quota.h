@@ -90,4 +90,12 @@ int gq__qtree_fit_height(const struct gq_qtree *t, const int *heights, int node,
  */
 size_t gq__amount_format(char *buf, size_t size, const char *resource, int64_t v);
 
+/*
+ * Whether a resource counts as GPUs (the GPUS column, metrics, the simulated
+ * cluster's placement): any ".../gpu" (nvidia.com/gpu, amd.com/gpu), each
+ * MIG slice ("nvidia.com/mig-1g.5gb") and each shared GPU
+ * ("nvidia.com/gpu.shared"), one per unit.
+ */
+bool gq__gpu_resource(const char *name);
+
 #endif

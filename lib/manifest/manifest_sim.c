@@ -14,6 +14,7 @@
 #include "error.h"
 #include "gpuqueue/quantity.h"
 #include "manifest_load.h"
+#include "quota.h"
 #include "sim.h"
 #include "util.h"
 
@@ -31,14 +32,6 @@ static const char *str(json_object *o)
     return o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : NULL;
 }
 
-/* A GPU resource ("nvidia.com/gpu", "amd.com/gpu"): any ending in "/gpu", as the workloads table counts them. */
-static bool is_gpu(const char *resource)
-{
-    size_t n = strlen(resource);
-
-    return n >= 4 && strcmp(resource + n - 4, "/gpu") == 0;
-}
-
 /* GPUs one container asks for: its requests, else its limits (limits imply requests). */
 static int64_t container_gpus(json_object *c)
 {
@@ -53,7 +46,7 @@ static int64_t container_gpus(json_object *c)
         int64_t v;
         const char *text = str(val);
 
-        if (!is_gpu(key) || !text || gq_quantity_parse(&q, text, strlen(text), NULL) != GQ_OK ||
+        if (!gq__gpu_resource(key) || !text || gq_quantity_parse(&q, text, strlen(text), NULL) != GQ_OK ||
             gq_quantity_value(&v, &q) != GQ_OK)
             continue;
         total += v;

@@ -16,16 +16,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "quota.h"
 #include "state.h"
 #include "store_int.h"
 #include "util.h"
-
-static bool is_gpu_resource(const char *name)
-{
-    size_t n = strlen(name);
-
-    return n >= 4 && strcmp(name + n - 4, "/gpu") == 0;
-}
 
 static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
 {
@@ -39,7 +33,7 @@ static void totals(const struct gq_workload *wl, int64_t *pods, int64_t *gpus)
         for (r = 0; r < wl->podsets[p].nrequests; r++) {
             const struct gq_request *rq = &wl->podsets[p].requests[r];
 
-            if (is_gpu_resource(rq->resource) && gq_quantity_value(&v, &rq->per_pod) == GQ_OK)
+            if (gq__gpu_resource(rq->resource) && gq_quantity_value(&v, &rq->per_pod) == GQ_OK)
                 *gpus += v * wl->podsets[p].count;
         }
     }
