@@ -450,6 +450,34 @@ static bool all_synced(struct gq_sync *s)
     return true;
 }
 
+/*
+ * Not listed yet: why, in one line, as soon as a collection gpuqd cannot do
+ * without has a problem (the API server unreachable, a 403, ...), again
+ * when the reason changes, and every UNSYNCED_SAY_MS while it lasts (it was
+ * silent until the first list, however long that took).
+ */
+#define UNSYNCED_SAY_MS 30000
+
+static void say_unsynced(struct gq_sync *s)
+{
+    const char *why = NULL;
+    int64_t now = gq__mono_us() / 1000;
+    int i;
+
+    for (i = 0; i < GQ_INF_COUNT; i++)
+        if (!collections[i].optional && !gq__kube_informer_synced(s->inf[i]) &&
+            (why = gq__kube_informer_problem(s->inf[i])) != NULL)
+            break;
+    if (!why)
+        return;
+    if (s->unsynced_said && i == s->unsynced_which && now - s->unsynced_said < UNSYNCED_SAY_MS)
+        return;
+    s->unsynced_which = i;
+    s->unsynced_said = now;
+    gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, NULL, "waiting",
+                 "not admitting until the API server answers: %s", why);
+}
+
 /* -------------------------------------------------------------- the loop */
 
 static int kube_changed(void *self, const gq_schedule_change *c)
@@ -569,6 +597,8 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
             *err = s->callback_err;
         return rc;
     }
+    if (!s->synced && !all_synced(s))
+        say_unsynced(s);
     if (!s->synced && (s->synced = all_synced(s))) {
         size_t k;
 

@@ -104,6 +104,8 @@ struct gq_sync {
     char *lease_ns;
     uint64_t changes;       /* database changes made by the informers since the last step */
     int64_t last_schedule;  /* monotonic ms of the last turn that scheduled and acted */
+    int64_t unsynced_said;  /* monotonic ms gpuqd last said why it has not listed yet; 0 */
+    int unsynced_which;     /* of which collection (the same one is said again after a while) */
     gq_error callback_err;
 };
 
