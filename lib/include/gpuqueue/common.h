@@ -20,6 +20,16 @@ extern "C" {
 #define GQ_EXTERN extern
 #endif
 
+/*
+ * A member named "namespace" in C. C++ reserves the word, so a C++ program
+ * reads it as "namespace_": the same member, the same layout and ABI.
+ */
+#ifdef __cplusplus
+#define GQ_NAMESPACE namespace_
+#else
+#define GQ_NAMESPACE namespace
+#endif
+
 #define GQ_VERSION_MAJOR 0
 #define GQ_VERSION_MINOR 1
 #define GQ_VERSION_PATCH 0

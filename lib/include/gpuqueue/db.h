@@ -83,7 +83,7 @@ typedef enum gq_apply_result {
 
 typedef struct gq_apply_item {
     const char *resource;  /* kubectl-style resource: "clusterqueue", "job.batch", ... */
-    const char *namespace; /* NULL for cluster-scoped objects */
+    const char *GQ_NAMESPACE; /* NULL for cluster-scoped objects */
     const char *name;      /* the object's name (a Job's name for a Job) */
     const char *workload;  /* Jobs and Workloads: Kueue's workload name; else NULL */
     gq_apply_result result;
@@ -131,7 +131,7 @@ GQ_EXTERN int gq_apply_buffer(gq_db *db, const char *buf, size_t len, const char
 /* A job described by flags (gpuq submit --queue ...), built into a batch/v1 Job. */
 typedef struct gq_job_spec {
     unsigned int version;       /* GQ_JOB_SPEC_VERSION */
-    const char *namespace;      /* NULL: "default" */
+    const char *GQ_NAMESPACE;      /* NULL: "default" */
     const char *name;           /* NULL: generated from "job-" */
     const char *queue;          /* LocalQueue name, required */
     const char *priority_class; /* WorkloadPriorityClass, may be NULL */
@@ -190,7 +190,7 @@ typedef enum gq_workload_state {
 GQ_EXTERN const char *gq_workload_state_name(gq_workload_state s);
 
 typedef struct gq_workload_info {
-    const char *namespace;
+    const char *GQ_NAMESPACE;
     const char *name;          /* Kueue's workload name */
     const char *uid;           /* the job's UID */
     const char *job_kind;      /* Job, Workload, or a kind of the integration table (JobSet) */
@@ -223,7 +223,7 @@ typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);
 
 typedef struct gq_workload_filter {
     unsigned int version;      /* GQ_WORKLOAD_FILTER_VERSION */
-    const char *namespace;     /* NULL: all namespaces */
+    const char *GQ_NAMESPACE;     /* NULL: all namespaces */
     const char *state;         /* NULL: every state but cancelled; "all": every state */
     const char *local_queue;
     const char *cluster_queue;
@@ -259,7 +259,7 @@ GQ_EXTERN int gq_workload_list_page(gq_db *db, const gq_workload_filter *filter,
  * @param[out] name_out the workload's name (gq_free), may be NULL
  * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it has already ended.
  */
-GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *namespace, const char *name,
+GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *ns, const char *name,
                                  char **name_out, gq_error *err);
 
 /**
@@ -268,7 +268,7 @@ GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *namespace, const char *n
  * @param[out] name_out the workload's name (gq_free), may be NULL
  * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it is not deactivated.
  */
-GQ_EXTERN int gq_workload_resume(gq_db *db, const char *namespace, const char *name,
+GQ_EXTERN int gq_workload_resume(gq_db *db, const char *ns, const char *name,
                                  char **name_out, gq_error *err);
 
 /* --------------------------------------------------------------- queues */
@@ -276,7 +276,7 @@ GQ_EXTERN int gq_workload_resume(gq_db *db, const char *namespace, const char *n
 /* One queue object, as listing shows it. Strings are borrowed for the callback. */
 typedef struct gq_object_info {
     const char *resource;      /* "clusterqueue", "localqueue", "resourceflavor", "cohort", ... */
-    const char *namespace;     /* LocalQueue only */
+    const char *GQ_NAMESPACE;     /* LocalQueue only */
     const char *name;
     const char *cluster_queue; /* LocalQueue: its ClusterQueue */
     const char *cohort;        /* ClusterQueue: its cohort; Cohort: its parent */
@@ -306,14 +306,14 @@ typedef int (*gq_object_fn)(const gq_object_info *obj, void *payload);
  * namespace filters LocalQueues (NULL: all).
  * @return GQ_OK; GQ_EINVALID for an unknown resource.
  */
-GQ_EXTERN int gq_object_list(gq_db *db, const char *resource, const char *namespace,
+GQ_EXTERN int gq_object_list(gq_db *db, const char *resource, const char *ns,
                              gq_object_fn fn, void *payload, gq_error *err);
 
 /**
  * Delete one object by resource and name (workloads: same as cancel).
  * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
  */
-GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *namespace,
+GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *ns,
                                const char *name, gq_error *err);
 
 /* ------------------------------------------------ provisioning requests */
@@ -323,7 +323,7 @@ GQ_EXTERN int gq_object_delete(gq_db *db, const char *resource, const char *name
  * (kueue-semantics.md §3.3-§3.4). Strings are borrowed for the callback.
  */
 typedef struct gq_provreq_info {
-    const char *namespace;
+    const char *GQ_NAMESPACE;
     const char *name;        /* <workload>-<check>-<attempt> */
     const char *uid;
     const char *workload;    /* the Workload that owns it */
@@ -348,12 +348,12 @@ typedef int (*gq_provreq_fn)(const gq_provreq_info *pr, void *payload);
  * non-zero return stops the walk and is returned.
  * @return GQ_OK; GQ_ENOTFOUND when name is given and there is no such request.
  */
-GQ_EXTERN int gq_provreq_list(gq_db *db, const char *namespace, const char *name,
+GQ_EXTERN int gq_provreq_list(gq_db *db, const char *ns, const char *name,
                               gq_provreq_fn fn, void *payload, gq_error *err);
 
 /* One PodTemplate of a live ProvisioningRequest. Strings are borrowed for the callback. */
 typedef struct gq_podtemplate_info {
-    const char *namespace;
+    const char *GQ_NAMESPACE;
     const char *name;        /* ppt-<request>-<pod set> */
     const char *uid;         /* derived from the request's UID and the name: stable */
     const char *provreq;     /* the ProvisioningRequest that owns it */
@@ -373,7 +373,7 @@ typedef int (*gq_podtemplate_fn)(const gq_podtemplate_info *pt, void *payload);
  * namespace, then name. fn's non-zero return stops the walk and is returned.
  * @return GQ_OK; GQ_ENOTFOUND when name is given and there is no such template.
  */
-GQ_EXTERN int gq_podtemplate_list(gq_db *db, const char *namespace, const char *name,
+GQ_EXTERN int gq_podtemplate_list(gq_db *db, const char *ns, const char *name,
                                   gq_podtemplate_fn fn, void *payload, gq_error *err);
 
 /* ------------------------------------------------------------ rendering */
@@ -392,7 +392,7 @@ typedef int (*gq_write_fn)(const char *buf, size_t len, void *payload);
  * all) selects. Workloads render as Kueue Workload objects with their status.
  * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
  */
-GQ_EXTERN int gq_render(gq_db *db, const char *resource, const char *namespace, const char *name,
+GQ_EXTERN int gq_render(gq_db *db, const char *resource, const char *ns, const char *name,
                         const gq_workload_filter *filter, gq_format format, gq_write_fn fn,
                         void *payload, gq_error *err);
 
@@ -437,7 +437,7 @@ GQ_EXTERN void gq_render_pager_free(gq_render_pager *p);
  * kubectl-describe-style text for one object (gq_free the result).
  * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for an unknown resource.
  */
-GQ_EXTERN int gq_describe(gq_db *db, const char *resource, const char *namespace,
+GQ_EXTERN int gq_describe(gq_db *db, const char *resource, const char *ns,
                           const char *name, char **out, gq_error *err);
 
 #ifdef __cplusplus

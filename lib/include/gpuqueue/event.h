@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "gpuqueue/common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,7 +73,7 @@ typedef struct gq_event {
                                 wall clock */
     int64_t elapsed_ms;      /* since the run started (gq_run, gq_simulate); else 0 */
     const char *kind;        /* kind_id's word: "Workload", "Job", "ProvisioningRequest", ... */
-    const char *namespace;   /* may be NULL (cluster mode's lines) */
+    const char *GQ_NAMESPACE;   /* may be NULL (cluster mode's lines) */
     const char *name;        /* the object's name; may be NULL (cluster mode's lines) */
     const char *job_name;    /* gq_run and gq_simulate: a workload's job, NULL for a request;
                                 always NULL in cluster mode's lines */

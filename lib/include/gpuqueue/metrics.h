@@ -52,7 +52,7 @@ GQ_EXTERN int gq_metrics_text(char **out, gq_db *db, gq_error *err);
 GQ_EXTERN int gq_pending_json(char **out,
                               gq_db *db,
                               const char *cluster_queue,
-                              const char *namespace,
+                              const char *ns,
                               const char *local_queue,
                               int64_t offset,
                               int64_t limit,

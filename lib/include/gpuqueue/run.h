@@ -77,7 +77,7 @@ GQ_EXTERN int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *
 
 /* Where one job's time went, summed over its whole history. */
 typedef struct gq_summary_job {
-    const char *namespace;
+    const char *GQ_NAMESPACE;
     const char *job_name;
     const char *cluster_queue;   /* where it was admitted, else its LocalQueue's; may be NULL */
     const char *state;           /* pending, reserved, admitted, running, finished, deactivated */

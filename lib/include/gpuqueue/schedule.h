@@ -43,7 +43,7 @@ typedef enum gq_change_kind {
 typedef struct gq_schedule_change {
     uint64_t cycle;            /* 1-based, within this call */
     const char *what;          /* "admitted", "reserved", "evicted", "deactivated", "pending" */
-    const char *namespace;
+    const char *GQ_NAMESPACE;
     const char *name;          /* the workload */
     const char *job_name;
     const char *cluster_queue; /* may be NULL */
@@ -87,7 +87,7 @@ GQ_EXTERN int gq_schedule(gq_db *db, const gq_schedule_options *opts, gq_schedul
  * Draining happens in the next scheduling cycle.
  * @return GQ_OK; GQ_ENOTFOUND; GQ_EINVALID for another policy.
  */
-GQ_EXTERN int gq_queue_set_stop_policy(gq_db *db, const char *kind, const char *namespace,
+GQ_EXTERN int gq_queue_set_stop_policy(gq_db *db, const char *kind, const char *ns,
                                        const char *name, const char *policy, gq_error *err);
 
 #ifdef __cplusplus

@@ -31,7 +31,7 @@ typedef struct gq_simulate_options {
                                     profile on an empty database, user story 1's cluster */
     size_t nmanifests;
     uint64_t seed;               /* the generator's and the simulator's; 0: 1 */
-    const char *namespace;       /* replaces the profile's; NULL: keep */
+    const char *GQ_NAMESPACE;       /* replaces the profile's; NULL: keep */
     const char *queue;           /* replaces the profile's LocalQueue; NULL: keep */
     int64_t start_ms;            /* virtual time the arrivals count from on an empty database;
                                     0: a trace's week from Monday 2026-01-05T00:00:00Z, a
