@@ -1,7 +1,8 @@
 /*
  * cmd_submit.c: `gpuq submit`. Either -f (Job or Workload manifests, created
  * new, their queues required to exist) or flags that build the same Job.
- * Prints each workload's name, one per line, like `sbatch --parsable`; with
+ * Prints each workload's name, one per line, like `sbatch --parsable` (-o name: as
+ * `gpuq list -o name` prints it, workload.kueue.x-k8s.io/NAME); with
  * -o json|yaml prints the workload's record instead. In cluster mode the Job
  * is created in the cluster instead (cluster.c).
  */
@@ -16,6 +17,7 @@ struct submitted {
     size_t n;
     bool print;  /* print names as they come, rather than keep them for records */
     bool failed; /* a name could not be kept (out of memory) */
+    bool qualified; /* -o name: resource.group/NAME */
     size_t items; /* objects seen in -f inputs */
 };
 
@@ -25,7 +27,8 @@ static void add_name(struct submitted *s, const char *name)
     char **v;
 
     if (s->print) {
-        printf("%s\n", name);
+        /* -o name: the form `gpuq list -o name` prints; else the bare name (sbatch --parsable) */
+        printf("%s%s\n", s->qualified ? "workload.kueue.x-k8s.io/" : "", name);
         return;
     }
     if (!(v = realloc(s->names, (s->n + 1) * sizeof(*v))) || !(v[s->n] = strdup(name))) {
@@ -128,7 +131,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
-    struct submitted s = {NULL, 0, true, false, 0};
+    struct submitted s = {NULL, 0, true, false, false, 0};
     gq_error err = {0, ""};
     size_t i;
     gq_db *db;
@@ -155,6 +158,7 @@ int cmd_submit(struct global *g, int argc, char **argv)
     if (cli_cluster_mode(g))
         return cluster_submit(g, &files, &spec);
     s.print = !g->output || strcmp(g->output, "name") == 0;
+    s.qualified = g->output && strcmp(g->output, "name") == 0;
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
     o.mode = GQ_MODE_SUBMIT;

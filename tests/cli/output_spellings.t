@@ -52,3 +52,8 @@ $ gpuq describe clusterqueue/dws-cluster-queue | head -1
 $ gpuq describe cq dws-cluster-queue -o json
 ! error: describe does not take -o json: use "gpuq get cq dws-cluster-queue -o json"
 ? 2
+# submit -o name prints what list -o name prints for the same workload.
+$ gpuq submit --queue dws-local-queue --name three --gpus 1 -o name
+~ workload.kueue.x-k8s.io/job-three-[0-9a-f]{5}
+$ gpuq get workload three -o name
+~ workload.kueue.x-k8s.io/job-three-[0-9a-f]{5}
