@@ -354,20 +354,22 @@ list_provreqs(gq_db *db, struct lister *l, const char *resource, const char *ns,
 
 /* ------------------------------------------------------------------- tables */
 
-/* A table of these columns, NAMESPACE first with -A; its NAME column truncatable. */
+/*
+ * A table of these columns, NAMESPACE first with -A. NAME is never cut: it is
+ * what a user copies into the next command, and kubectl's printers never cut
+ * it either; other columns are narrowed first, and a row still too wide
+ * wraps as kubectl's does.
+ */
 static struct table *columns_table(const char *const *cols, int ncols, bool all_ns)
 {
     const char *h[MAX_COLS];
     int n = 0, i;
-    struct table *t;
 
     if (all_ns)
         h[n++] = "NAMESPACE";
     for (i = 0; i < ncols; i++)
         h[n++] = cols[i];
-    if ((t = table_new(h, n)) != NULL)
-        table_set_truncatable(t, all_ns + 0, true);
-    return t;
+    return table_new(h, n);
 }
 
 static struct table *provreq_table(const char *resource, bool wide, bool all_ns)
@@ -438,7 +440,7 @@ static struct table *object_table_new(const struct object_table *ot, bool wide, 
     }
     if (!(t = table_new(h, n)))
         return NULL;
-    table_set_truncatable(t, all_ns, true);
+    /* NAME is never cut (columns_table says why); the detail column before AGE may be. */
     if (n > 2)
         table_set_truncatable(t, n - 1 - (wide && strcmp(ot->resource, "clusterqueue") == 0
                                               ? 0
