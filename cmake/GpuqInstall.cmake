@@ -10,6 +10,10 @@ install(TARGETS gpuqueue gpuqueue_static
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY lib/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gpuq gpuqd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# kubectl finds plugins by name on PATH: `kubectl gpuq list` runs kubectl-gpuq with the
+# words after "gpuq" (issue 16). A relative symlink, so the prefix may move.
+install(CODE "execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink gpuq
+  \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/kubectl-gpuq\")")
 
 install(EXPORT gpuqueueTargets
   NAMESPACE gpuqueue::

@@ -17,9 +17,17 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libgpuqueue.so.0" ] || fail "SONAME is '$soname'"
 leaked=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDB]/ {print $3}' | grep -v '^gq_' | head -3)
 [ -z "$leaked" ] || fail "symbols outside gq_ exported: $leaked"
-for f in include/gpuqueue.h include/gpuqueue/tool.h bin/gpuq bin/gpuqd; do
+for f in include/gpuqueue.h include/gpuqueue/tool.h bin/gpuq bin/gpuqd bin/kubectl-gpuq; do
     [ -e "$tmp/prefix/$f" ] || fail "$f not installed"
 done
+# gpuq as a kubectl plugin: kubectl finds kubectl-gpuq on PATH (issue 16).
+if command -v kubectl >/dev/null 2>&1; then
+    out=$(PATH="$tmp/prefix/bin:$PATH" kubectl gpuq version 2>&1) ||
+        fail "kubectl gpuq version: $out"
+    echo "$out" | grep -q '^gpuq version ' || fail "kubectl gpuq version printed: $out"
+    out=$(PATH="$tmp/prefix/bin:$PATH" kubectl plugin list 2>&1 || true)
+    echo "$out" | grep -q 'kubectl-gpuq' || fail "kubectl plugin list: $out"
+fi
 libdir=$(dirname "$lib")
 [ -f "$libdir/pkgconfig/gpuqueue.pc" ] || fail "gpuqueue.pc not installed"
 [ -f "$libdir/cmake/gpuqueue/gpuqueueConfig.cmake" ] || fail "CMake package not installed"
