@@ -96,8 +96,12 @@ int cmd_schedule(struct global *g, int argc, char **argv)
     return EXIT_SUCCESS;
 }
 
-/* resume workload NAME: reactivate what an admission check rejected. */
-static int resume_workload(struct global *g, const char *name)
+/*
+ * stop workload NAME: deactivate it (spec.active false, kueuectl's stop
+ * workload); resume workload NAME: reactivate it, or what an admission check
+ * rejected.
+ */
+static int stop_or_resume_workload(struct global *g, const char *name, bool stop)
 {
     gq_error err = {0, ""};
     char *wl = NULL;
@@ -106,16 +110,17 @@ static int resume_workload(struct global *g, const char *name)
 
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
-    rc = gq_workload_resume(db, cli_namespace(g), name, &wl, &err);
+    rc = stop ? gq_workload_stop(db, cli_namespace(g), name, &wl, &err)
+              : gq_workload_resume(db, cli_namespace(g), name, &wl, &err);
     gq_db_close(db);
     if (rc != GQ_OK)
         return cli_fail(&err);
-    printf("workload/%s resumed\n", wl);
+    printf("workload/%s %s\n", wl, stop ? "stopped" : "resumed");
     gq_free(wl);
     return EXIT_SUCCESS;
 }
 
-/* stop and resume: kueuectl's words, HoldAndDrain unless --keep-already-running. */
+/* stop and resume: kueuectl's words; a queue HoldAndDrain unless --keep-already-running. */
 static int stop_or_resume(struct global *g, int argc, char **argv, bool stop)
 {
     const struct command *self = cli_command(stop ? "stop" : "resume");
@@ -136,15 +141,19 @@ static int stop_or_resume(struct global *g, int argc, char **argv, bool stop)
         cli_help(self, flags);
         return EXIT_SUCCESS;
     }
+    cli_type_name(&nargs, argv);
     if (nargs != 2)
-        return cli_usage_error("%s needs clusterqueue|localqueue%s NAME", self->name,
-                               stop ? "" : "|workload");
+        return cli_usage_error("%s needs clusterqueue|localqueue|workload NAME", self->name);
     resource = gq_resource_name(argv[0]);
-    if (!stop && resource && strcmp(resource, "workload") == 0)
-        return resume_workload(g, argv[1]);
+    if (resource && strcmp(resource, "workload") == 0) {
+        if (keep)
+            return cli_usage_error("--keep-already-running is for queues: a stopped workload "
+                                   "gives its quota back");
+        return stop_or_resume_workload(g, argv[1], stop);
+    }
     if (!resource || (strcmp(resource, "clusterqueue") && strcmp(resource, "localqueue")))
-        return cli_usage_error("cannot %s \"%s\": only clusterqueue and localqueue", self->name,
-                               argv[0]);
+        return cli_usage_error("cannot %s \"%s\": only clusterqueue, localqueue and workload",
+                               self->name, argv[0]);
     policy = !stop ? "None" : keep ? "Hold" : "HoldAndDrain";
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;

@@ -52,12 +52,14 @@ int gq_job_submit(gq_db *db, const gq_job_spec *spec, const gq_apply_options *op
 
 /* ----------------------------------------------------------------- cancel */
 
+enum workload_act { ACT_CANCEL, ACT_RESUME, ACT_STOP };
+
 struct cancel {
     const char *ns;
     const char *name;
     int64_t now_ms;
     char *cancelled;
-    bool resume; /* reactivate instead */
+    enum workload_act act;
 };
 
 static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
@@ -68,18 +70,20 @@ static int cancel_txn(struct gq_store *st, void *payload, gq_error *err)
 
     free(c->cancelled);
     c->cancelled = NULL;
-    if (c->resume)
+    if (c->act == ACT_RESUME)
         return gq__store_reactivate_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, err);
+    if (c->act == ACT_STOP)
+        return gq__store_stop_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, err);
     rc = gq__store_cancel_workload(st, c->ns, c->name, c->now_ms, &c->cancelled, &from, err);
     free(from);
     return rc;
 }
 
-static int cancel_or_resume(gq_db *db, const char *namespace, const char *name, bool resume,
-                            char **name_out, gq_error *err)
+static int cancel_or_resume(gq_db *db, const char *namespace, const char *name,
+                            enum workload_act act, char **name_out, gq_error *err)
 {
     struct cancel c = {namespace ? namespace : "default", name, gq__store_now(db->st), NULL,
-                       resume};
+                       act};
     int rc = gq__store_write(db->st, cancel_txn, &c, err);
 
     if (rc == GQ_OK && name_out)
@@ -92,13 +96,19 @@ static int cancel_or_resume(gq_db *db, const char *namespace, const char *name, 
 int gq_workload_cancel(gq_db *db, const char *namespace, const char *name, char **name_out,
                        gq_error *err)
 {
-    return cancel_or_resume(db, namespace, name, false, name_out, err);
+    return cancel_or_resume(db, namespace, name, ACT_CANCEL, name_out, err);
 }
 
 int gq_workload_resume(gq_db *db, const char *namespace, const char *name, char **name_out,
                        gq_error *err)
 {
-    return cancel_or_resume(db, namespace, name, true, name_out, err);
+    return cancel_or_resume(db, namespace, name, ACT_RESUME, name_out, err);
+}
+
+int gq_workload_stop(gq_db *db, const char *namespace, const char *name, char **name_out,
+                     gq_error *err)
+{
+    return cancel_or_resume(db, namespace, name, ACT_STOP, name_out, err);
 }
 
 /* ------------------------------------------------------------------ paths */

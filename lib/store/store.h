@@ -161,6 +161,15 @@ int gq__store_cancel_workload(struct gq_store *st, const char *ns, const char *n
                               gq_error *err);
 
 /*
+ * Deactivate a live workload (Kueue's spec.active false, kueuectl's stop
+ * workload): a pending one stops waiting; one holding quota is evicted and
+ * its quota, checks and requests released. GQ_ENOTFOUND; GQ_ECONFLICT when
+ * it has ended or is deactivated already.
+ */
+int gq__store_stop_workload(struct gq_store *st, const char *ns, const char *name,
+                            int64_t now_ms, char **name_out, gq_error *err);
+
+/*
  * Reactivate a deactivated workload (Kueue's spec.active back to true): it
  * queues again from scratch. GQ_ENOTFOUND; GQ_ECONFLICT if not deactivated.
  */

@@ -500,6 +500,37 @@ out:
     return rc;
 }
 
+int gq__store_stop_workload(struct gq_store *st, const char *ns, const char *name,
+                            int64_t now_ms, char **name_out, gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET state = " GQ_SQL_STATE(deactivated) ", active = 0, "
+        "reason = 'Deactivated', message = 'The workload is deactivated', requeue_at = NULL, "
+        "updated_at = ?2 WHERE id = ?1 AND state = " GQ_SQL_STATE(pending);
+    struct live l;
+    int rc;
+
+    memset(&l, 0, sizeof(l));
+    rc = find_and_move(st, ns, name, upd, now_ms, &l, err);
+    /* Holding quota: Kueue evicts it (reason Deactivated), its checks reset, its requests go. */
+    if (rc == MOVE_REFUSED && l.parsed != GQ_WL_NSTATES && gq__wl_holds_quota(l.parsed))
+        rc = gq__store_deactivate(st, l.id, "Deactivated", "The workload is deactivated",
+                                  now_ms, err);
+    else if (rc == MOVE_REFUSED)
+        rc = gq__error(err, GQ_ECONFLICT, "workload \"%s\" is %s: only a pending or admitted "
+                       "workload can be stopped", l.name, l.state);
+    if (rc == GQ_OK)
+        rc = gq__store_event(st, "Workload", ns, l.name, l.uid, "Normal", "Deactivated",
+                             "stopped by the user (spec.active: false)", l.state,
+                             gq__wl_state_name(GQ_WL_DEACTIVATED), now_ms, err);
+    if (rc == GQ_OK) {
+        *name_out = l.name;
+        l.name = NULL;
+    }
+    live_free(&l);
+    return rc;
+}
+
 int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const char *name,
                                   int64_t now_ms, char **name_out, gq_error *err)
 {

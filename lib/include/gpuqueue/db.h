@@ -263,7 +263,17 @@ GQ_EXTERN int gq_workload_cancel(gq_db *db, const char *ns, const char *name,
                                  char **name_out, gq_error *err);
 
 /**
- * Reactivate a workload an admission check rejected (Kueue's resume workload:
+ * Deactivate a workload (Kueue's spec.active false; kueuectl's stop
+ * workload): a pending one stops waiting, one holding quota is evicted and
+ * gives its quota back. gq_workload_resume undoes it.
+ * @param[out] name_out the workload's name (gq_free), may be NULL
+ * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it has ended or is deactivated.
+ */
+GQ_EXTERN int gq_workload_stop(gq_db *db, const char *ns, const char *name, char **name_out,
+                               gq_error *err);
+
+/**
+ * Reactivate a workload an admission check rejected, or one stopped (Kueue's resume workload:
  * spec.active back to true); it queues again from scratch.
  * @param[out] name_out the workload's name (gq_free), may be NULL
  * @return GQ_OK; GQ_ENOTFOUND; GQ_ECONFLICT if it is not deactivated.
