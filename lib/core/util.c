@@ -53,11 +53,15 @@ int gq__parse_duration_ms(const char *s, int64_t *out)
         }
         bare = false;
         s += len;
-        if (whole > (INT64_MAX - total) / ms)
+        /*
+         * The fraction first: whole * ms may sit just below the limit and the
+         * fraction's milliseconds push it past ("9223372036854775.9s", found by
+         * fuzz_duration).
+         */
+        v = (frac * ms) / scale;
+        if (v > INT64_MAX - total || whole > (INT64_MAX - total - v) / ms)
             return -1;
-        v = whole * ms + (frac * ms) / scale;
-        if (v > INT64_MAX - total)
-            return -1;
+        v += whole * ms;
         total += v;
     }
     *out = total;
