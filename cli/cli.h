@@ -117,6 +117,7 @@ int cluster_describe(const struct global *g, const char *resource, const char *n
 int cli_write_stdout(const char *buf, size_t len, void *payload);
 
 int cmd_apply(struct global *g, int argc, char **argv);
+int cmd_create(struct global *g, int argc, char **argv);
 int cmd_delete(struct global *g, int argc, char **argv);
 int cmd_submit(struct global *g, int argc, char **argv);
 int cmd_list(struct global *g, int argc, char **argv);

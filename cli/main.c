@@ -54,6 +54,11 @@ const struct command commands[] = {
     {"resume", NULL, cmd_resume, "gpuq resume clusterqueue|localqueue|workload NAME [flags]",
      "Resume a stopped queue, or a workload stopped or rejected by an admission check",
      "gpuq resume works on the local database; use kubectl patch in cluster mode"},
+    {"create", NULL, cmd_create,
+     "gpuq create localqueue NAME -c CLUSTERQUEUE [-i] | resourceflavor NAME "
+     "[--node-labels K=V,...] [flags]",
+     "Create a LocalQueue or a ResourceFlavor from flags, as kueuectl create does",
+     "gpuq create works on the local database; use kubectl kueue create in cluster mode"},
     {"version", NULL, cmd_version, "gpuq version", "Print the version", NULL},
     {"help", NULL, cmd_help, "gpuq help [COMMAND]", "Show help for gpuq or a command", NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL},

@@ -1,0 +1,38 @@
+# Issue 16: kueuectl's create localqueue and create resourceflavor. As kubectl
+# create: an object that exists is AlreadyExists; a LocalQueue's ClusterQueue
+# must exist unless -i; --dry-run changes nothing.
+$ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml -o name
+> resourceflavor/default-flavor
+> admissioncheck/dws-prov
+> provisioningrequestconfig/dws-config
+> clusterqueue/dws-cluster-queue
+> localqueue/dws-local-queue
+$ gpuq create localqueue team-a -c dws-cluster-queue -n research
+> localqueue.kueue.x-k8s.io/team-a created
+$ gpuq create lq team-a -c dws-cluster-queue -n research
+! Error from server (AlreadyExists): localqueues.kueue.x-k8s.io "team-a" already exists
+? 1
+$ gpuq create localqueue orphan -c nope
+! error: clusterqueue "nope" not found (-i creates the LocalQueue anyway)
+? 1
+$ gpuq create localqueue orphan -c nope -i --dry-run
+> localqueue.kueue.x-k8s.io/orphan created (dry run)
+$ gpuq create localqueue/orphan -c nope -i -o name
+> localqueue.kueue.x-k8s.io/orphan
+$ gpuq create localqueue nothing
+! error: clusterqueue must be specified (-c NAME)
+? 2
+$ gpuq create resourceflavor a100 --node-labels cloud.google.com/gke-accelerator=nvidia-tesla-a100,pool=a
+> resourceflavor.kueue.x-k8s.io/a100 created
+$ gpuq get resourceflavor a100 -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["spec"]["nodeLabels"])'
+> {'cloud.google.com/gke-accelerator': 'nvidia-tesla-a100', 'pool': 'a'}
+$ gpuq create resourceflavor b --node-labels pool
+! error: invalid --node-labels "pool": want KEY=VALUE[,KEY=VALUE]
+? 2
+$ gpuq create clusterqueue x
+! error: create takes localqueue or resourceflavor, not "clusterqueue"
+? 2
+$ gpuq list localqueues -A --no-headers
+~ default +dws-local-queue +dws-cluster-queue +0 +0 +{AGE}
+~ default +orphan +nope +0 +0 +{AGE}
+~ research +team-a +dws-cluster-queue +0 +0 +{AGE}
