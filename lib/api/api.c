@@ -235,7 +235,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
     (void)loc;
     if (decode_rc == GQ_EUNSUPPORTED) {
         if (c->opts->mode == GQ_MODE_SUBMIT)
-            return gq__error(err, GQ_EINVALID, "gpuq submit takes Jobs and Workloads: %s",
+            return gq__error(err, GQ_EINVALID, "gpuq submit takes jobs and Workloads: %s",
                              err->msg);
         if (c->opts->strict)
             return GQ_EUNSUPPORTED;

@@ -447,27 +447,17 @@ const char *gq_resource_name(const char *word)
 const char *gq_suggest(const char *word, const char *const *candidates)
 {
     const char *best = NULL;
-    size_t i, d, bestd = 3, n = word ? strlen(word) : 0;
+    size_t i, d, bestd = 3;
 
-    for (i = 0; n && candidates && candidates[i]; i++) {
-        size_t m = strlen(candidates[i]);
-
-        /* cobra: a prefix of one another counts as close */
-        if ((n >= 2 && !strncasecmp(word, candidates[i], n < m ? n : m)))
-            d = 1;
-        else
-            d = gq__edit_distance(word, candidates[i], 2);
-        if (d < bestd && strcasecmp(word, candidates[i]) != 0) {
-            bestd = d;
-            best = candidates[i];
-        }
-    }
+    for (i = 0; word && candidates && candidates[i]; i++)
+        if ((d = gq__suggest_distance(word, candidates[i])) < bestd)
+            bestd = d, best = candidates[i];
     return best;
 }
 
 const char *gq_resource_suggest(const char *word)
 {
-    return gq_suggest(word, gq__kind_words());
+    return gq__kind_suggest(word);
 }
 
 int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_object_fn fn,

@@ -180,6 +180,18 @@ void gq__integration_user_clear(struct gq_integ_user *u)
     memset(u, 0, sizeof(*u));
 }
 
+bool gq__integration_next(const char **list, char sep, char *buf, size_t size)
+{
+    const char *p = *list, *end;
+
+    if (!p)
+        return false;
+    end = strchr(p, sep);
+    snprintf(buf, size, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+    *list = end ? end + 1 : NULL;
+    return true;
+}
+
 bool gq__integration_accepts(const struct gq_integration *row, const char *version)
 {
     size_t i;

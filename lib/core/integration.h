@@ -104,6 +104,13 @@ const struct gq_integration *gq__integration_by_kind(const char *kind,
 /* The built-in rows, for tests and listings. */
 const struct gq_integration *gq__integration_builtin(size_t i);
 
+/*
+ * The next item of a list separated by sep ("Master,Worker", "Complete|Failed",
+ * "K8sJobMode|": its last item is empty) into buf, cut to size; *list moves
+ * past it, to NULL after the last. False once the list is done.
+ */
+bool gq__integration_next(const char **list, char sep, char *buf, size_t size);
+
 /* True when version is one the row accepts. */
 bool gq__integration_accepts(const struct gq_integration *row, const char *version);
 

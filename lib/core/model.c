@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "model.h"
+#include "util.h"
 
 /* One row per kind: its Kind, kubectl resource name, plural, and short names. */
 static const struct {
@@ -350,18 +351,17 @@ enum gq_kind gq__kind_lookup(const char *word)
     return GQ_KIND_NONE;
 }
 
-const char *const *gq__kind_words(void)
+const char *gq__kind_suggest(const char *word)
 {
-    /* The resource names and plurals: what a suggestion offers (kubectl suggests plurals). */
-    static const char *words[2 * NKINDS + 1];
-    size_t i, n = 0;
+    const char *best = NULL;
+    size_t i, d, bestd = 3;
 
-    if (!words[0]) {
-        for (i = 0; i < NKINDS; i++) {
-            words[n++] = kinds[i].plural;
-            words[n++] = kinds[i].resource;
-        }
-        words[n] = NULL;
+    for (i = 0; word && i < NKINDS; i++) {
+        /* the plural first: kubectl suggests plurals */
+        if ((d = gq__suggest_distance(word, kinds[i].plural)) < bestd)
+            bestd = d, best = kinds[i].plural;
+        if ((d = gq__suggest_distance(word, kinds[i].resource)) < bestd)
+            bestd = d, best = kinds[i].resource;
     }
-    return words;
+    return best;
 }

@@ -354,7 +354,7 @@ bool gq__kind_is_namespaced(enum gq_kind kind);
  */
 enum gq_kind gq__kind_lookup(const char *word);
 
-/* Every word a user may type for a kind (names, resources, plurals, short names), NULL-ended. */
-const char *const *gq__kind_words(void);
+/* The resource word (plural or singular) nearest a mistyped one (gq__suggest_distance), or NULL. */
+const char *gq__kind_suggest(const char *word);
 
 #endif

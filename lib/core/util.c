@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "util.h"
@@ -497,4 +498,15 @@ size_t gq__edit_distance(const char *a, const char *b, size_t max)
             return max + 1;
     }
     return row[lb];
+}
+
+size_t gq__suggest_distance(const char *word, const char *candidate)
+{
+    size_t n = strlen(word), m = strlen(candidate);
+
+    if (!n || !strcasecmp(word, candidate))
+        return 3;
+    if (n >= 2 && !strncasecmp(word, candidate, n < m ? n : m))
+        return 1;
+    return gq__edit_distance(word, candidate, 2);
 }

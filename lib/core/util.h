@@ -33,6 +33,13 @@ void gq__str_vprintf(struct gq__str *s, const char *fmt, va_list ap)
 /* Levenshtein distance of a and b, the case ignored, stopping past max (then max + 1). */
 size_t gq__edit_distance(const char *a, const char *b, size_t max);
 
+/*
+ * How near a candidate is to a mistyped word, cobra's rule: 1 when one starts
+ * with the other (two letters at least), else the edit distance up to 2; 3
+ * (not near) past that or when they are the same word.
+ */
+size_t gq__suggest_distance(const char *word, const char *candidate);
+
 /* Bytes that always hold gq__i64_text()'s result, NUL included. */
 #define GQ_I64_BUFSIZE 21
 

@@ -119,24 +119,7 @@ static int resolve_name(struct gq_object *obj, gq_error *err)
     return GQ_OK;
 }
 
-/* kubectl's word for the object: "job.batch", "jobset.jobset.x-k8s.io", ... */
-static const char *resource_of(const struct gq_object *obj, char *buf, size_t size)
-{
-    const char *av = obj->u.wl.job_api_version, *slash;
-    size_t i, n;
-
-    if (obj->kind != GQ_KIND_JOB)
-        return "workload.kueue.x-k8s.io";
-    if (!av || !(slash = strchr(av, '/')))
-        return "job.batch";
-    n = strlen(obj->u.wl.job_kind);
-    for (i = 0; i < n && i + 1 < size; i++)
-        buf[i] = (char)tolower((unsigned char)obj->u.wl.job_kind[i]);
-    snprintf(buf + i, size - i, ".%.*s", (int)(slash - av), av);
-    return buf;
-}
-
-/* The API group of a job's kind, for Kueue's workload name. */
+/* The API group of a job's kind ("batch" for a Job), for Kueue's workload name. */
 static void group_of(const struct gq_workload *wl, char *buf, size_t size)
 {
     const char *av = wl->job_api_version, *slash;
@@ -145,6 +128,21 @@ static void group_of(const struct gq_workload *wl, char *buf, size_t size)
         snprintf(buf, size, "batch");
     else
         snprintf(buf, size, "%.*s", (int)(slash - av), av);
+}
+
+/* kubectl's word for the object: "job.batch", "jobset.jobset.x-k8s.io", ... */
+static const char *resource_of(const struct gq_object *obj, char *buf, size_t size)
+{
+    char group[256];
+    size_t i;
+
+    if (obj->kind != GQ_KIND_JOB)
+        return "workload.kueue.x-k8s.io";
+    group_of(&obj->u.wl, group, sizeof(group));
+    for (i = 0; obj->u.wl.job_kind[i] && i + 1 < size; i++)
+        buf[i] = (char)tolower((unsigned char)obj->u.wl.job_kind[i]);
+    snprintf(buf + i, size - i, ".%s", group);
+    return buf;
 }
 
 /*

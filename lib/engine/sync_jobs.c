@@ -50,7 +50,7 @@ struct job_view {
  */
 static void finished(const struct gq_integration *row, json_object *obj, bool *done, bool *failed)
 {
-    const char *rule = row->finished, *eq, *p, *have = NULL;
+    const char *rule = row->finished, *eq, *have = NULL;
     char path[256], word[64];
 
     *done = *failed = false;
@@ -62,17 +62,12 @@ static void finished(const struct gq_integration *row, json_object *obj, bool *d
             return;
         rule = eq + 1;
     }
-    for (p = rule; *p;) {
-        size_t n = strcspn(p, "|");
-
-        snprintf(word, sizeof(word), "%.*s", (int)n, p);
+    while (gq__integration_next(&rule, '|', word, sizeof(word)))
         if (have ? strcmp(have, word) == 0 : gq__js_condition(obj, word)) {
             *done = true;
-            *failed = p[n] == '\0'; /* the last alternative */
+            *failed = !rule; /* the last alternative */
             return;
         }
-        p += n + (p[n] == '|');
-    }
 }
 
 static void view(const struct gq_integration *row, json_object *obj, struct job_view *v)

@@ -1148,9 +1148,33 @@ static void kind_release_clear(struct kind_release *k)
 }
 
 /* The releases of every assigned pod set (release) or the pod sets to restore (suspend). */
+/* The rows every pod set's release reads, in one read: the requests once, each flavor's spec. */
+struct kind_rows {
+    struct release_rows q;      /* the requests (q.flavor NULL) */
+    const char *flavor[18];     /* per pod set: its first assigned flavor, or NULL */
+    char *fspec[18];            /* its stored spec */
+    size_t n;
+};
+
+static int kind_rows_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct kind_rows *r = payload;
+    size_t i;
+    int rc = release_rows_txn(st, &r->q, err);
+
+    for (i = 0; rc == GQ_OK && i < r->n; i++) {
+        free(r->fspec[i]); /* a retried transaction starts over */
+        r->fspec[i] = NULL;
+        if (r->flavor[i])
+            rc = gq__store_flavor_spec(st, r->flavor[i], &r->fspec[i], err);
+    }
+    return rc;
+}
+
 static int kind_release_load(struct gq_sync *s, const struct gq__outbox_item *it,
                              struct kind_release *k, gq_error *err)
 {
+    struct kind_rows r = {{it->uid, NULL, NULL, NULL, 0, 0}, {NULL}, {NULL}, 0};
     json_object *sets;
     size_t i, n;
     int rc = GQ_OK;
@@ -1162,30 +1186,38 @@ static int kind_release_load(struct gq_sync *s, const struct gq__outbox_item *it
                          it->ns, it->name);
     sets = k->suspend ? gq__js_get(k->spec, "spec.podSets") : gq__js_get(k->adm, "podSetAssignments");
     n = json_object_is_type(sets, json_type_array) ? json_object_array_length(sets) : 0;
-    for (i = 0; rc == GQ_OK && i < n && k->n < 18; i++) {
+    for (i = 0; i < n && k->n < 18; i++) {
         json_object *a = json_object_array_get_idx(sets, i);
-        struct release_ctx c = {0};
-        struct release_rows q = {it->uid, NULL, NULL, NULL, 0, 0};
         const char *name = gq__js_str(a, "name");
+        json_object *tmpl = name ? gq__mf_release_pristine(k->spec, name) : NULL;
 
-        if (!name || !(c.tmpl = gq__mf_release_pristine(k->spec, name)))
+        if (!tmpl)
             continue;
         k->ps[k->n].name = name;
-        k->ps[k->n].tmpl = c.tmpl;
-        if (!k->suspend) {
-            q.flavor = gq__mf_release_flavor(a);
-            rc = gq__store_read(s->st, release_rows_txn, &q, err);
-            if (rc == GQ_OK && release_compute(&c, name, &q) < 0)
-                rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s",
-                               it->ns, it->name);
-            if (rc == GQ_OK) {
-                k->ps[k->n].out = c.out;
-                k->ps[k->n].released = true;
-            }
-            release_rows_clear(&q);
-        }
-        k->n++;
+        k->ps[k->n].tmpl = tmpl;
+        r.flavor[k->n++] = k->suspend ? NULL : gq__mf_release_flavor(a);
     }
+    if (k->suspend)
+        return GQ_OK; /* restoring needs the pristine templates only */
+    r.n = k->n;
+    rc = gq__store_read(s->st, kind_rows_txn, &r, err);
+    for (i = 0; rc == GQ_OK && i < k->n; i++) {
+        struct release_ctx c = {0};
+
+        c.tmpl = k->ps[i].tmpl;
+        r.q.fspec = r.fspec[i]; /* release_compute reads the pod set's flavor there */
+        if (release_compute(&c, k->ps[i].name, &r.q) < 0)
+            rc = gq__error(err, GQ_ENOMEM, "out of memory releasing workload %s/%s", it->ns,
+                           it->name);
+        else {
+            k->ps[i].out = c.out;
+            k->ps[i].released = true;
+        }
+    }
+    r.q.fspec = NULL; /* each is freed below, not by release_rows_clear */
+    release_rows_clear(&r.q);
+    for (i = 0; i < r.n; i++)
+        free(r.fspec[i]);
     return rc;
 }
 

@@ -770,8 +770,14 @@ int gq__manifest_decode(struct gq_object *obj,
         return gq__mf_nomem(&c);
     if ((rc = decode_meta(&c, root, k, opts, &obj->meta)) != GQ_OK)
         return rc;
-    if (k->decode)
-        return k->decode(&c, root, obj);
+    if (k->decode) {
+        /* A document decoded only to find gpuq cannot queue it: no kind, as identify says. */
+        if ((rc = k->decode(&c, root, obj)) == GQ_EUNSUPPORTED) {
+            gq__object_clear(obj);
+            memset(obj, 0, sizeof(*obj));
+        }
+        return rc;
+    }
     if (k->schema)
         return decode_body(&c, root, k, obj);
     return GQ_OK;

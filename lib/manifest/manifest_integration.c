@@ -21,24 +21,50 @@
 
 #define MAX_PODSETS 18 /* Kueue's MaxPodSets */
 
-/* The member at a dotted path (len bytes of it) below v, or NULL when any step is absent. */
-static json_object *at_path(json_object *v, const char *path, size_t len)
+/*
+ * The member at a dotted path (len bytes of it) below v, or NULL when any
+ * step is absent; with create, the absent steps are made (objects).
+ */
+static json_object *walk(json_object *v, const char *path, size_t len, bool create)
 {
     char seg[256];
 
     while (v && len) {
         const char *dot = memchr(path, '.', len);
         size_t n = dot ? (size_t)(dot - path) : len;
+        json_object *next;
 
         if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
             return NULL;
         memcpy(seg, path, n);
         seg[n] = '\0';
-        v = gq__mf_get(v, seg);
+        if (!json_object_object_get_ex(v, seg, &next) || !next) {
+            if (!create || !(next = json_object_new_object()))
+                return NULL;
+            json_object_object_add(v, seg, next);
+        }
+        v = next;
         path += n + (dot != NULL);
         len -= n + (dot != NULL);
     }
     return v;
+}
+
+static json_object *at_path(json_object *v, const char *path, size_t len)
+{
+    return walk(v, path, len, false);
+}
+
+/* The object at a dotted path below v, made (with every step) when create and absent. */
+static json_object *reach(json_object *v, const char *path, bool create)
+{
+    return walk(v, path, strlen(path), create);
+}
+
+/* at_path of a NUL-terminated path. */
+static json_object *at(json_object *v, const char *path)
+{
+    return reach(v, path, false);
 }
 
 /* Push a dotted path of len bytes onto the field path. */
@@ -97,10 +123,9 @@ static int count(struct gq__mf_ctx *c, json_object *el, const char *expr, int32_
 /* "PATH=V1|V2|": PATH's string value (absent: "") is one of the values. */
 static bool when_holds(json_object *root, const char *when)
 {
-    const char *eq = strchr(when, '='), *p;
+    const char *eq = strchr(when, '='), *list, *have = "";
     json_object *v;
-    const char *have = "";
-    size_t n;
+    char item[64];
 
     if (!eq)
         return true;
@@ -109,17 +134,20 @@ static bool when_holds(json_object *root, const char *when)
         have = json_object_get_string(v);
     else if (v)
         return false;
-    n = strlen(have);
-    for (p = eq + 1;; ) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-
-        if (len == n && !strncmp(p, have, n))
+    for (list = eq + 1; gq__integration_next(&list, '|', item, sizeof(item));)
+        if (!strcmp(item, have))
             return true;
-        if (!bar)
-            return false;
-        p = bar + 1;
-    }
+    return false;
+}
+
+/* s lower-cased (ASCII), cut to size: a replica type as Kueue names its pod set. */
+static void lower(char *out, size_t size, const char *s)
+{
+    size_t j;
+
+    for (j = 0; s[j] && j + 1 < size; j++)
+        out[j] = (char)(s[j] >= 'A' && s[j] <= 'Z' ? s[j] - 'A' + 'a' : s[j]);
+    out[j] = '\0';
 }
 
 /*
@@ -129,45 +157,18 @@ static bool when_holds(json_object *root, const char *when)
  */
 static json_object *ray_submitter(json_object *root)
 {
-    json_object *img = at_path(root, "spec.rayClusterSpec.headGroupSpec.template.spec.containers",
-                               strlen("spec.rayClusterSpec.headGroupSpec.template.spec.containers"));
-    json_object *t, *spec, *ctrs, *ctr, *res, *req, *lim;
+    json_object *t = json_tokener_parse(
+        "{\"spec\": {\"containers\": [{\"name\": \"ray-job-submitter\", \"resources\": "
+        "{\"limits\": {\"cpu\": \"1\", \"memory\": \"1Gi\"}, \"requests\": {\"cpu\": \"500m\", "
+        "\"memory\": \"200Mi\"}}}], \"restartPolicy\": \"Never\"}}");
+    json_object *heads = at(root, "spec.rayClusterSpec.headGroupSpec.template.spec.containers");
+    json_object *img = json_object_is_type(heads, json_type_array)
+                           ? gq__mf_get(json_object_array_get_idx(heads, 0), "image")
+                           : NULL;
 
-    if (img && json_object_is_type(img, json_type_array) && json_object_array_length(img) > 0)
-        img = gq__mf_get(json_object_array_get_idx(img, 0), "image");
-    else
-        img = NULL;
-    t = json_object_new_object();
-    spec = json_object_new_object();
-    ctrs = json_object_new_array();
-    ctr = json_object_new_object();
-    res = json_object_new_object();
-    req = json_object_new_object();
-    lim = json_object_new_object();
-    if (!t || !spec || !ctrs || !ctr || !res || !req || !lim) {
-        json_object_put(t);
-        json_object_put(spec);
-        json_object_put(ctrs);
-        json_object_put(ctr);
-        json_object_put(res);
-        json_object_put(req);
-        json_object_put(lim);
-        return NULL;
-    }
-    json_object_object_add(ctr, "name", json_object_new_string("ray-job-submitter"));
-    if (img && json_object_is_type(img, json_type_string))
-        json_object_object_add(ctr, "image", json_object_get(img));
-    json_object_object_add(req, "cpu", json_object_new_string("500m"));
-    json_object_object_add(req, "memory", json_object_new_string("200Mi"));
-    json_object_object_add(lim, "cpu", json_object_new_string("1"));
-    json_object_object_add(lim, "memory", json_object_new_string("1Gi"));
-    json_object_object_add(res, "limits", lim);
-    json_object_object_add(res, "requests", req);
-    json_object_object_add(ctr, "resources", res);
-    json_object_array_add(ctrs, ctr);
-    json_object_object_add(spec, "containers", ctrs);
-    json_object_object_add(spec, "restartPolicy", json_object_new_string("Never"));
-    json_object_object_add(t, "spec", spec);
+    if (t && json_object_is_type(img, json_type_string))
+        json_object_object_add(json_object_array_get_idx(at(t, "spec.containers"), 0), "image",
+                               json_object_get(img));
     return t;
 }
 
@@ -175,22 +176,15 @@ static json_object *ray_submitter(json_object *root)
 static void request_at_least(json_object *requests, const char *name, const char *min)
 {
     json_object *v = gq__mf_get(requests, name);
+    char buf[GQ_MF_TEXT_BUFSIZE];
+    const char *text = v ? gq__mf_text(v, buf) : NULL; /* "2" or 2 alike */
     gq_quantity have, want;
-    char buf[64];
 
     if (gq_quantity_parse(&want, min, strlen(min), NULL) != GQ_OK)
         return;
-    if (v && json_object_is_type(v, json_type_string) &&
-        gq_quantity_parse(&have, json_object_get_string(v), strlen(json_object_get_string(v)),
-                          NULL) == GQ_OK &&
+    if (text && gq_quantity_parse(&have, text, strlen(text), NULL) == GQ_OK &&
         gq_quantity_cmp(&have, &want) >= 0)
         return;
-    if (v && json_object_is_type(v, json_type_int)) {
-        snprintf(buf, sizeof(buf), "%lld", (long long)json_object_get_int64(v));
-        if (gq_quantity_parse(&have, buf, strlen(buf), NULL) == GQ_OK &&
-            gq_quantity_cmp(&have, &want) >= 0)
-            return;
-    }
     json_object_object_add(requests, name, json_object_new_string(min));
 }
 
@@ -206,9 +200,9 @@ static json_object *ray_head(json_object *root, const struct gq_integ_podset *e,
 {
     const char *dot = strrchr(e->at, '.');
     json_object *cs = at_path(root, e->at, dot ? (size_t)(dot - e->at) : 0), *copy = NULL;
-    json_object *ft = at_path(root, "metadata.annotations", strlen("metadata.annotations"));
+    json_object *ft = at(root, "metadata.annotations");
     json_object *as = gq__mf_get(cs, "enableInTreeAutoscaling"), *ctrs;
-    json_object *mode = at_path(root, "spec.submissionMode", strlen("spec.submissionMode"));
+    json_object *mode = at(root, "spec.submissionMode");
     bool has_ft, autoscale, sidecar_submitter;
 
     ft = gq__mf_get(ft, "ray.io/ft-enabled");
@@ -222,7 +216,7 @@ static json_object *ray_head(json_object *root, const struct gq_integ_podset *e,
     if ((!has_ft && !autoscale && !sidecar_submitter) || !tmpl ||
         json_object_deep_copy(tmpl, &copy, NULL) != 0)
         return NULL;
-    ctrs = at_path(copy, "spec.containers", strlen("spec.containers"));
+    ctrs = at(copy, "spec.containers");
     if (!json_object_is_type(ctrs, json_type_array)) {
         json_object_put(copy);
         return NULL;
@@ -243,30 +237,21 @@ static json_object *ray_head(json_object *root, const struct gq_integ_podset *e,
     }
     if (autoscale) {
         json_object *sidecar = json_object_new_object(), *res = NULL;
-        json_object *opts = at_path(gq__mf_get(cs, "autoscalerOptions"), "resources",
-                                    strlen("resources"));
+        json_object *opts = at(gq__mf_get(cs, "autoscalerOptions"), "resources");
 
         json_object_object_add(sidecar, "name", json_object_new_string("autoscaler"));
         if (opts && json_object_deep_copy(opts, &res, NULL) != 0)
             res = NULL;
-        if (!res) {
-            json_object *req = json_object_new_object(), *lim = json_object_new_object();
-
-            res = json_object_new_object();
-            json_object_object_add(req, "cpu", json_object_new_string("500m"));
-            json_object_object_add(req, "memory", json_object_new_string("512Mi"));
-            json_object_object_add(lim, "cpu", json_object_new_string("500m"));
-            json_object_object_add(lim, "memory", json_object_new_string("512Mi"));
-            json_object_object_add(res, "requests", req);
-            json_object_object_add(res, "limits", lim);
-        }
+        if (!res)
+            res = json_tokener_parse("{\"requests\": {\"cpu\": \"500m\", \"memory\": \"512Mi\"}, "
+                                     "\"limits\": {\"cpu\": \"500m\", \"memory\": \"512Mi\"}}");
         json_object_object_add(sidecar, "resources", res);
         json_object_array_add(ctrs, sidecar);
     }
     if (sidecar_submitter) {
         json_object *sub = ray_submitter(root), *c0;
 
-        c0 = json_object_array_get_idx(at_path(sub, "spec.containers", strlen("spec.containers")), 0);
+        c0 = json_object_array_get_idx(at(sub, "spec.containers"), 0);
         if (c0) {
             json_object_object_del(c0, "image");
             json_object_array_add(ctrs, json_object_get(c0));
@@ -303,7 +288,7 @@ static int podset(struct gq__mf_ctx *c, json_object *root, json_object *el,
         }
     }
     mark = push_path(c, e->template, strlen(e->template));
-    tmpl = at_path(el, e->template, strlen(e->template));
+    tmpl = at(el, e->template);
     if (!tmpl && e->hook == GQ_INTEG_HOOK_RAY_SUBMITTER && !(tmpl = made = ray_submitter(root)))
         return gq__mf_nomem(c);
     if (e->hook == GQ_INTEG_HOOK_RAY_HEAD && (made = ray_head(root, e, tmpl)) != NULL)
@@ -352,7 +337,7 @@ static const struct gq_object *runtime_named(const struct gq__mf_ctx *c, const c
 /* The TrainJob's trainer overrides on the trainer step's "node" container: image, resources. */
 static void trainer_overrides(json_object *tmpl, json_object *trainer)
 {
-    json_object *ctrs = at_path(tmpl, "spec.containers", strlen("spec.containers"));
+    json_object *ctrs = at(tmpl, "spec.containers");
     json_object *image = gq__mf_get(trainer, "image"), *res = gq__mf_get(trainer, "resourcesPerNode");
     size_t i;
 
@@ -386,8 +371,8 @@ static int trainjob(struct gq__mf_ctx *c, json_object *root, struct gq_workload 
                                                 "template.spec.completions?template.spec."
                                                 "parallelism?1)",
                                                 NULL, false, NULL, GQ_INTEG_HOOK_NONE};
-    json_object *ref = at_path(root, "spec.runtimeRef", strlen("spec.runtimeRef"));
-    json_object *trainer = at_path(root, "spec.trainer", strlen("spec.trainer"));
+    json_object *ref = at(root, "spec.runtimeRef");
+    json_object *trainer = at(root, "spec.trainer");
     json_object *tdoc = NULL, *pdoc = NULL, *jobs, *v;
     const struct gq_object *rt;
     const char *kind = "ClusterTrainingRuntime", *name;
@@ -410,11 +395,19 @@ static int trainjob(struct gq__mf_ctx *c, json_object *root, struct gq_workload 
         return gq__mf_required(c);
     if ((rc = gq__mf_string(c, v, &name)) != GQ_OK)
         return rc;
+    /*
+     * Not an error in the TrainJob: its pods are described where gpuq has not
+     * looked yet. Skipped, as a kind gpuq cannot queue is (an error with
+     * --strict and for submit), like a Job whose LocalQueue is missing waits.
+     */
     if (!(rt = runtime_named(c, name)))
-        return gq__mf_invalid(c, name, "no ClusterTrainingRuntime of that name: apply it first");
+        return gq__error(c->err, GQ_EUNSUPPORTED,
+                         "kind TrainJob (%s) is not queued by gpuq: its ClusterTrainingRuntime "
+                         "\"%s\" is not known; apply the runtime first",
+                         json_object_get_string(gq__mf_get(root, "apiVersion")), name);
     gq__mf_pop(c, mark);
     if (rt->u.runtime.ml_policy && (pdoc = json_tokener_parse(rt->u.runtime.ml_policy)) &&
-        (v = at_path(pdoc, "mlPolicy.numNodes", strlen("mlPolicy.numNodes"))) &&
+        (v = at(pdoc, "mlPolicy.numNodes")) &&
         json_object_is_type(v, json_type_int))
         nodes = json_object_get_int64(v);
     json_object_put(pdoc);
@@ -426,7 +419,7 @@ static int trainjob(struct gq__mf_ctx *c, json_object *root, struct gq_workload 
     }
     if (!(tdoc = json_tokener_parse(rt->u.runtime.template)))
         return gq__mf_fail(c, "ClusterTrainingRuntime %s: its template does not read", name);
-    jobs = at_path(tdoc, "template.spec.replicatedJobs", strlen("template.spec.replicatedJobs"));
+    jobs = at(tdoc, "template.spec.replicatedJobs");
     mark = gq__mf_push(c, "spec.runtimeRef.name");
     if (!json_object_is_type(jobs, json_type_array) || !json_object_array_length(jobs)) {
         json_object_put(tdoc);
@@ -436,14 +429,13 @@ static int trainjob(struct gq__mf_ctx *c, json_object *root, struct gq_workload 
     rc = GQ_OK;
     for (i = 0; rc == GQ_OK && i < json_object_array_length(jobs); i++) {
         json_object *rj = json_object_array_get_idx(jobs, i), *nm = gq__mf_get(rj, "name");
-        json_object *labels = at_path(rj, "template.metadata.labels",
-                                      strlen("template.metadata.labels"));
+        json_object *labels = at(rj, "template.metadata.labels");
         json_object *stepv = gq__mf_get(labels, TRAINER_STEP_LABEL);
         bool is_trainer = (json_object_is_type(stepv, json_type_string) &&
                            !strcmp(json_object_get_string(stepv), "trainer")) ||
                           (json_object_is_type(nm, json_type_string) &&
                            !strcmp(json_object_get_string(nm), TRAINER_CONTAINER));
-        json_object *tmpl = at_path(rj, "template.spec.template", strlen("template.spec.template"));
+        json_object *tmpl = at(rj, "template.spec.template");
 
         mark = gq__mf_push(c, "spec.runtimeRef.name");
         if (!json_object_is_type(nm, json_type_string) || !tmpl) {
@@ -473,7 +465,7 @@ static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_
         return GQ_OK;
     if (e->hook == GQ_INTEG_HOOK_TRAINJOB)
         return trainjob(c, root, wl);
-    node = at_path(root, e->at, strlen(e->at));
+    node = at(root, e->at);
     mark = push_path(c, e->at, strlen(e->at));
     if (!node) {
         if (e->optional)
@@ -500,25 +492,20 @@ static int entry(struct gq__mf_ctx *c, json_object *root, const struct gq_integ_
             gq__mf_pop(c, imark);
         }
     } else {
-        const char *k = e->keys;
-        char key[64], lower[64];
+        const char *keys = e->keys;
+        char key[64], name[64];
 
         if ((rc = gq__mf_object(c, node)) != GQ_OK)
             return rc;
-        while (*k) {
-            size_t len = strcspn(k, ","), j;
-            json_object *el;
+        while (gq__integration_next(&keys, ',', key, sizeof(key))) {
+            json_object *el = gq__mf_get(node, key);
 
-            snprintf(key, sizeof(key), "%.*s", (int)len, k);
-            k += len + (k[len] == ',');
-            if (!(el = gq__mf_get(node, key)))
+            if (!el)
                 continue;
-            for (j = 0; key[j]; j++)
-                lower[j] = (char)(key[j] >= 'A' && key[j] <= 'Z' ? key[j] - 'A' + 'a' : key[j]);
-            lower[j] = '\0';
+            lower(name, sizeof(name), key);
             i = gq__mf_push(c, key);
             if ((rc = gq__mf_object(c, el)) != GQ_OK ||
-                (rc = podset(c, root, el, e, lower, wl)) != GQ_OK)
+                (rc = podset(c, root, el, e, name, wl)) != GQ_OK)
                 return rc;
             gq__mf_pop(c, i);
         }
@@ -548,7 +535,7 @@ int gq__mf_decode_integration(struct gq__mf_ctx *c, json_object *root, struct gq
     if (!(wl->job_api_version = strdup(obj->meta.api_version)) ||
         !(wl->podsets = calloc(MAX_PODSETS, sizeof(*wl->podsets))))
         return gq__mf_nomem(c);
-    if (row->suspend && (v = at_path(root, row->suspend, strlen(row->suspend)))) {
+    if (row->suspend && (v = at(root, row->suspend))) {
         mark = push_path(c, row->suspend, strlen(row->suspend));
         if ((rc = gq__mf_bool(c, v, &wl->suspend)) != GQ_OK)
             return rc;
@@ -652,7 +639,6 @@ int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_o
 {
     struct gq_integration_spec *s = &obj->u.integ;
     const struct gq_integration *b = gq__integration_by_kind(s->kind, NULL);
-    size_t i;
 
     (void)spec;
     if (b || gq__mf_kind_find(s->group, s->kind)) {
@@ -660,14 +646,11 @@ int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_o
         return gq__mf_invalid(c, s->kind, "gpuq already has a row for kind %s (%s)", s->kind,
                               b ? b->group : s->group);
     }
-    if (!s->plural) {
+    if (!s->plural) { /* the Kind lower-cased, plus "s", as CRDs mostly name theirs */
         char buf[80];
 
-        for (i = 0; s->kind[i] && i < sizeof(buf) - 2; i++)
-            buf[i] = (char)(s->kind[i] >= 'A' && s->kind[i] <= 'Z' ? s->kind[i] - 'A' + 'a'
-                                                                   : s->kind[i]);
-        buf[i++] = 's';
-        buf[i] = '\0';
+        lower(buf, sizeof(buf) - 1, s->kind);
+        strcat(buf, "s");
         if (!(s->plural = strdup(buf)))
             return gq__mf_nomem(c);
     }
@@ -676,29 +659,6 @@ int gq__mf_integration_post(struct gq__mf_ctx *c, json_object *spec, struct gq_o
 
 /* ------------------------------------------- a job's templates, in place */
 
-/* The object at a dotted path below v, made (with every step) when create and absent. */
-static json_object *reach(json_object *v, const char *path, bool create)
-{
-    char seg[256];
-
-    while (v && *path) {
-        size_t n = strcspn(path, ".");
-        json_object *next;
-
-        if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
-            return NULL;
-        memcpy(seg, path, n);
-        seg[n] = '\0';
-        if (!json_object_object_get_ex(v, seg, &next) || !next) {
-            if (!create || !(next = json_object_new_object()))
-                return NULL;
-            json_object_object_add(v, seg, next);
-        }
-        v = next;
-        path += n + (path[n] == '.');
-    }
-    return v;
-}
 
 int gq__mf_integration_set(json_object *root, const char *path, json_object *value)
 {
@@ -722,21 +682,6 @@ int gq__mf_integration_set(json_object *root, const char *path, json_object *val
     return 0;
 }
 
-/* Whether key is one of the comma-separated keys. */
-static bool key_listed(const char *keys, const char *key)
-{
-    size_t n = strlen(key);
-
-    while (*keys) {
-        size_t len = strcspn(keys, ",");
-
-        if (len == n && !strncmp(keys, key, n))
-            return true;
-        keys += len + (keys[len] == ',');
-    }
-    return false;
-}
-
 json_object *gq__mf_integration_template(json_object *root, const struct gq_integration *row,
                                          const char *podset, bool create)
 {
@@ -748,9 +693,9 @@ json_object *gq__mf_integration_template(json_object *root, const struct gq_inte
 
         if (e->when && !when_holds(root, e->when))
             continue;
-        if (!(node = at_path(root, e->at, strlen(e->at))))
+        if (!(node = at(root, e->at)))
             continue;
-        if (e->shape == GQ_INTEG_ONE && !strcmp(e->name, podset))
+        if (e->shape == GQ_INTEG_ONE && e->name && !strcmp(e->name, podset))
             return reach(node, e->template, create);
         if (e->shape == GQ_INTEG_LIST && json_object_is_type(node, json_type_array)) {
             for (j = 0; j < json_object_array_length(node); j++) {
@@ -762,16 +707,14 @@ json_object *gq__mf_integration_template(json_object *root, const struct gq_inte
                     return reach(el, e->template, false);
             }
         }
-        if (e->shape == GQ_INTEG_MAP && json_object_is_type(node, json_type_object)) {
-            json_object_object_foreach(node, key, el) {
-                char lower[64];
+        if (e->shape == GQ_INTEG_MAP) {
+            const char *keys = e->keys;
+            char key[64], name[64];
 
-                for (j = 0; key[j] && j + 1 < sizeof(lower); j++)
-                    lower[j] = (char)(key[j] >= 'A' && key[j] <= 'Z' ? key[j] - 'A' + 'a'
-                                                                      : key[j]);
-                lower[j] = '\0';
-                if (!strcmp(lower, podset) && key_listed(e->keys, key))
-                    return reach(el, e->template, false);
+            while (gq__integration_next(&keys, ',', key, sizeof(key))) {
+                lower(name, sizeof(name), key);
+                if (!strcmp(name, podset))
+                    return reach(gq__mf_get(node, key), e->template, false);
             }
         }
     }

@@ -258,9 +258,17 @@ def pod_sets(pr, wl):
     return [(s["podTemplateRef"]["name"][len(prefix):], s["count"]) for s in pr["spec"]["podSets"]]
 
 
-def released(api, resource, name, group=None):
+def switched(api, resource, name, path="spec.suspend", value=False, group=None):
+    """The object once its suspend switch (a dotted path) reads value, else None."""
     o = obj(api, resource, name, group)
-    return o if o and o["spec"].get("suspend") is False else None
+    v = o
+    for key in path.split("."):
+        v = v.get(key) if isinstance(v, dict) else None
+    return o if o and v is value else None
+
+
+def released(api, resource, name, group=None):
+    return switched(api, resource, name, group=group)
 
 
 def patches_by_gpuqd(api, resource, name):
@@ -333,8 +341,7 @@ def case_jobset_preempted(e):
     js = wait_for("low released", lambda: released(api, "jobsets", "low"))
     c.check(js["spec"]["replicatedJobs"] != original, "released templates differ from the pristine")
     apply_text(api, e.d, "high.yaml", jobset_yaml("high", "eight-q", priority="urgent"))
-    low = wait_for("low suspended again", lambda: (lambda o: o if o and o["spec"]["suspend"]
-                                                   else None)(obj(api, "jobsets", "low")))
+    low = wait_for("low suspended again", lambda: switched(api, "jobsets", "low", value=True))
     c.check(low["spec"]["replicatedJobs"] == original,
             "evicted: its replicatedJobs are exactly as created")
     c.check("gpuq.dev/admission" not in low["metadata"].get("annotations", {}),
@@ -387,8 +394,8 @@ def case_pytorchjob(e):
     pr = wait_for("the PyTorchJob's request", lambda: request_of(api, wl))
     c.check(pod_sets(pr, wl) == [("master", 1), ("worker", 3)], f"its pod sets: {pod_sets(pr, wl)}")
     cluster.provisioned(api, pr)
-    pj = wait_for("released", lambda: (lambda o: o if o and o["spec"]["runPolicy"].get("suspend")
-                                       is False else None)(obj(api, "pytorchjobs", "torch-train")))
+    pj = wait_for("released", lambda: switched(api, "pytorchjobs", "torch-train",
+                                               "spec.runPolicy.suspend"))
     for rt, spec in pj["spec"]["pytorchReplicaSpecs"].items():
         t = spec["template"]
         c.check(t["spec"].get("nodeSelector") == SELECTOR and
@@ -421,8 +428,8 @@ def case_user_row(e):
     pr = wait_for("the TrainingRun's request", lambda: request_of(api, wl))
     c.check(pod_sets(pr, wl) == [("workers", 4)], "its pod set from the Integration")
     cluster.provisioned(api, pr)
-    tr = wait_for("released", lambda: (lambda o: o if o and o["spec"].get("paused") is False
-                                       else None)(obj(api, "trainingruns", "resnet", "example.com")))
+    tr = wait_for("released", lambda: switched(api, "trainingruns", "resnet", "spec.paused",
+                                               group="example.com"))
     t = tr["spec"]["workers"]["template"]
     c.check(t["spec"].get("nodeSelector") == SELECTOR and
             t["metadata"]["labels"].get("kueue.x-k8s.io/podset") == "workers",
