@@ -16,7 +16,9 @@
  * when gpuqd cannot be reached the labelled Jobs themselves are listed, in
  * a table of their own: NAME, QUEUE, STATUS, ADMITTED BY, AGE.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -42,6 +44,30 @@ struct lister {
     const char *name;  /* the NAME argument (ProvisioningRequests, PodTemplates), or NULL */
     int rows;
     int failed;
+    struct picks *pk; /* -l, --field-selector, --sort-by, -L, --show-labels: else NULL */
+};
+
+/*
+ * What kubectl's selection flags keep, in the order they print: the objects
+ * are rendered as JSON and selected by the library (gq_get_items); a table's
+ * rows, built as ever, are then kept in that order, with the label columns
+ * added. Without those flags none of this runs.
+ */
+struct pick {
+    char *key;       /* "namespace/name" ("/name" cluster-scoped) */
+    char *labels;    /* "k=v,k=v" */
+    size_t index;    /* the order to print in */
+    char **cells;    /* the row, once built; NULL until then */
+};
+
+struct picks {
+    gq_get_options o;
+    const struct strlist *label_cols; /* -L keys (each may hold several, comma-separated) */
+    bool show_labels;
+    struct pick *v; /* in print order */
+    struct pick **by_key;
+    size_t n;
+    int ncells; /* cells of a stored row */
 };
 
 static const char *age(char *buf, int64_t from_ms, int64_t to_ms)
@@ -106,16 +132,21 @@ static const char *lower_kind(char *buf, size_t size, const char *kind)
     return buf;
 }
 
+static int pick_row(struct lister *l, const char *ns, const char *const *row, int n);
+static void no_resources(const struct lister *l, bool namespaced);
+
 /* Add a row, NAMESPACE first with -A; cells beyond n are empty. */
 static int add_row(struct lister *l, const char *ns, const char *const *cells, int n)
 {
-    const char *row[MAX_COLS];
+    const char *row[MAX_COLS] = {NULL};
     int i, k = 0;
 
     if (l->all_ns)
         row[k++] = ns;
     for (i = 0; i < n; i++)
         row[k++] = cells[i];
+    if (l->pk)
+        return pick_row(l, ns, row, k);
     l->rows++;
     if (table_add_row(l->t, row) != 0) {
         l->failed = 1;
@@ -352,6 +383,276 @@ list_provreqs(gq_db *db, struct lister *l, const char *resource, const char *ns,
     return gq_podtemplate_list(db, ns, l->name, podtemplate_row, l, err);
 }
 
+/* -------------------------------------------------------------- selection */
+
+static int pick_cmp(const void *a, const void *b)
+{
+    return strcmp((*(struct pick *const *)a)->key, (*(struct pick *const *)b)->key);
+}
+
+static char *pick_key(const char *ns, const char *name)
+{
+    size_t a = ns ? strlen(ns) : 0, b = strlen(name);
+    char *k = malloc(a + b + 2);
+
+    if (k) {
+        memcpy(k, ns ? ns : "", a);
+        k[a] = '/';
+        memcpy(k + a + 1, name, b + 1);
+    }
+    return k;
+}
+
+/* gq_get_items' callback: one object kept, in print order. */
+static int collect_pick(const char *ns, const char *name, const char *labels, void *payload)
+{
+    struct picks *pk = payload;
+    struct pick *v = realloc(pk->v, (pk->n + 1) * sizeof(*v));
+
+    if (!v)
+        return GQ_ENOMEM;
+    pk->v = v;
+    v = &pk->v[pk->n];
+    memset(v, 0, sizeof(*v));
+    v->index = pk->n++;
+    v->key = pick_key(ns, name ? name : "");
+    v->labels = strdup(labels);
+    return v->key && v->labels ? GQ_OK : GQ_ENOMEM;
+}
+
+/* A table row, kept (copied) when the selection has its object; else dropped. */
+static int pick_row(struct lister *l, const char *ns, const char *const *row, int n)
+{
+    struct pick probe, *pp = &probe, **hit;
+    int i;
+
+    if (!(probe.key = pick_key(l->all_ns ? row[0] : ns, row[l->all_ns] ? row[l->all_ns] : "")))
+        return l->failed = 1, -1;
+    hit = bsearch(&pp, l->pk->by_key, l->pk->n, sizeof(*hit), pick_cmp);
+    free(probe.key);
+    if (!hit || (*hit)->cells)
+        return 0;
+    if (!((*hit)->cells = calloc((size_t)n, sizeof(char *))))
+        return l->failed = 1, -1;
+    for (i = 0; i < n; i++)
+        if (!((*hit)->cells[i] = strdup(row[i] ? row[i] : "")))
+            return l->failed = 1, -1;
+    l->pk->ncells = n;
+    return 0;
+}
+
+/* The value of label key in "k=v,k=v" (kubectl's -L cell), or "". */
+static void label_value(char *buf, size_t size, const char *labels, const char *key)
+{
+    size_t n = strlen(key), len;
+    const char *p = labels;
+
+    buf[0] = '\0';
+    while (*p) {
+        len = strcspn(p, ",");
+        if (len > n && strncmp(p, key, n) == 0 && p[n] == '=') {
+            snprintf(buf, size, "%.*s", (int)(len - n - 1), p + n + 1);
+            return;
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
+/* Call fn for each -L key (each flag value may hold several, comma-separated). */
+static int each_label_col(const struct picks *pk, int (*fn)(const char *key, void *payload),
+                          void *payload)
+{
+    char key[320];
+    size_t i, len;
+    const char *p;
+
+    for (i = 0; pk->label_cols && i < pk->label_cols->n; i++)
+        for (p = pk->label_cols->v[i]; *p; p += len + (p[len] == ',')) {
+            len = strcspn(p, ",");
+            snprintf(key, sizeof(key), "%.*s", (int)len, p);
+            if (len && fn(key, payload) != 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* -L's header: the key's last part after "/", upper-cased, as kubectl's. */
+static int label_header(const char *key, void *payload)
+{
+    const char *slash = strrchr(key, '/');
+    char h[320];
+    size_t i;
+
+    snprintf(h, sizeof(h), "%s", slash ? slash + 1 : key);
+    for (i = 0; h[i]; i++)
+        h[i] = (char)(h[i] >= 'a' && h[i] <= 'z' ? h[i] - 'a' + 'A' : h[i]);
+    return table_add_column(payload, h);
+}
+
+static int label_columns(struct lister *l)
+{
+    if (each_label_col(l->pk, label_header, l->t) != 0 ||
+        (l->pk->show_labels && table_add_column(l->t, "LABELS") != 0))
+        return -1;
+    return 0;
+}
+
+struct label_cells {
+    const char **row;
+    int n;
+    const char *labels;
+    char vals[MAX_COLS][256];
+};
+
+static int label_cell(const char *key, void *payload)
+{
+    struct label_cells *c = payload;
+
+    if (c->n >= MAX_COLS)
+        return -1;
+    label_value(c->vals[c->n], sizeof(c->vals[0]), c->labels, key);
+    c->row[c->n] = c->vals[c->n];
+    c->n++;
+    return 0;
+}
+
+/* The rows kept, in the selection's order, with their label cells. */
+static int flush_picks(struct lister *l)
+{
+    struct picks *pk = l->pk;
+    struct label_cells *c = malloc(sizeof(*c));
+    const char *row[2 * MAX_COLS];
+    size_t i;
+    int k;
+
+    if (!c)
+        return -1;
+    for (i = 0; i < pk->n; i++) {
+        if (!pk->v[i].cells)
+            continue;
+        for (k = 0; k < pk->ncells; k++)
+            row[k] = pk->v[i].cells[k];
+        c->row = row + k;
+        c->n = 0;
+        c->labels = pk->v[i].labels;
+        if (each_label_col(pk, label_cell, c) != 0)
+            break;
+        if (pk->show_labels)
+            row[k + c->n++] = *c->labels ? c->labels : "<none>";
+        l->rows++;
+        if (table_add_row(l->t, row) != 0)
+            break;
+    }
+    free(c);
+    return i == pk->n ? 0 : -1;
+}
+
+static void picks_free(struct picks *pk)
+{
+    size_t i;
+    int k;
+
+    for (i = 0; i < pk->n; i++) {
+        free(pk->v[i].key);
+        free(pk->v[i].labels);
+        for (k = 0; pk->v[i].cells && k < pk->ncells; k++)
+            free(pk->v[i].cells[k]);
+        free(pk->v[i].cells);
+    }
+    free(pk->v);
+    free(pk->by_key);
+}
+
+/* The objects as JSON text, grown in memory (a gq_write_fn). */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static int text_write(const char *buf, size_t len, void *payload)
+{
+    struct text *t = payload;
+    char *p;
+
+    if (t->len + len + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 65536;
+
+        while (cap < t->len + len + 1)
+            cap *= 2;
+        if (!(p = realloc(t->s, cap)))
+            return -1;
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, buf, len);
+    t->len += len;
+    t->s[t->len] = '\0';
+    return 0;
+}
+
+/* What -o name prints before "/NAME" for this resource. */
+static const char *name_prefix(const struct lister *l, const char *resource)
+{
+    static char buf[96];
+
+    if (strcmp(resource, "workload") == 0)
+        return l->jobs ? "job.batch" : "workload.kueue.x-k8s.io";
+    if (strcmp(resource, "provisioningrequest") == 0)
+        return "provisioningrequest.autoscaling.x-k8s.io";
+    snprintf(buf, sizeof(buf), "%s%s%s", resource, *l->group ? "." : "", l->group);
+    return buf;
+}
+
+static bool is_template_output(const char *out)
+{
+    return out && (strncmp(out, "jsonpath", 8) == 0 || strncmp(out, "custom-columns", 14) == 0);
+}
+
+/*
+ * The selection flags' part of a listing: the objects rendered and selected;
+ * printed here for every -o but a table's (EXIT_SUCCESS or a failure), or,
+ * for a table, the order kept and -1 returned: the rows come next.
+ */
+static int pick_objects(struct lister *l, const char *resource, const char *ns,
+                        const gq_workload_filter *f, bool namespaced)
+{
+    const char *out = l->g->output;
+    bool yaml = out && strcmp(out, "yaml") == 0;
+    struct text text = {NULL, 0, 0};
+    gq_error err = {0, ""};
+    size_t i;
+    int rc;
+
+    l->pk->o.resource = resource;
+    if (l->json)
+        rc = gq_kube_list_json(&text.s, l->json, f, &err);
+    else
+        rc = gq_render(l->db, resource, ns, l->name, f, GQ_FORMAT_JSON, text_write, &text, &err);
+    if (rc == GQ_OK && (yaml || is_template_output(out) || (out && strcmp(out, "json") == 0)))
+        rc = gq_get_print(text.s ? text.s : "{}", &l->pk->o, yaml ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
+                          cli_write_stdout, NULL, &err);
+    else if (rc == GQ_OK)
+        rc = gq_get_items(text.s ? text.s : "{}", &l->pk->o, collect_pick, l->pk, &err);
+    l->json ? gq_free(text.s) : free(text.s);
+    if (rc != GQ_OK)
+        return cli_fail(&err);
+    if (yaml || is_template_output(out) || (out && strcmp(out, "json") == 0))
+        return EXIT_SUCCESS;
+    if (l->names_only) {
+        for (i = 0; i < l->pk->n; i++)
+            printf("%s/%s\n", name_prefix(l, resource), strchr(l->pk->v[i].key, '/') + 1);
+        if (!l->pk->n)
+            no_resources(l, namespaced);
+        return EXIT_SUCCESS;
+    }
+    if (!(l->pk->by_key = malloc((l->pk->n ? l->pk->n : 1) * sizeof(*l->pk->by_key))))
+        return fputs("error: out of memory\n", stderr), EXIT_FAILURE;
+    for (i = 0; i < l->pk->n; i++)
+        l->pk->by_key[i] = &l->pk->v[i];
+    qsort(l->pk->by_key, l->pk->n, sizeof(*l->pk->by_key), pick_cmp);
+    return -1;
+}
+
 /* ------------------------------------------------------------------- tables */
 
 /*
@@ -521,21 +822,27 @@ static int list(struct lister *l, const char *resource, const gq_workload_filter
     gq_error err = {0, ""};
     int rc;
 
-    if (l->g->output && (!strcmp(l->g->output, "json") || !strcmp(l->g->output, "yaml")))
+    if (!l->pk && l->g->output &&
+        (!strcmp(l->g->output, "json") || !strcmp(l->g->output, "yaml")))
         return render(l, resource, ns, l->name, f);
     if (!namespaced)
         l->all_ns = false;
-    if (!l->names_only && !(l->t = new_table(l, resource, ot))) {
+    l->group = ot ? ot->group : "kueue.x-k8s.io";
+    if (l->pk && (rc = pick_objects(l, resource, ns, f, namespaced)) != -1)
+        return rc;
+    if (!l->names_only &&
+        (!(l->t = new_table(l, resource, ot)) || (l->pk && label_columns(l) != 0))) {
         fputs("error: out of memory\n", stderr);
         return EXIT_FAILURE;
     }
-    l->group = ot ? ot->group : "kueue.x-k8s.io";
     if (provreq)
         rc = list_provreqs(l->db, l, resource, ns, &err);
     else if (ot)
         rc = gq_object_list(l->db, resource, ns, object_row, l, &err);
     else
         rc = list_workloads(l, f, &err);
+    if (rc == GQ_OK && l->pk && flush_picks(l) != 0)
+        l->failed = 1, rc = GQ_ENOMEM;
     if (rc != GQ_OK)
         return l->failed ? (fputs("error: out of memory\n", stderr), EXIT_FAILURE)
                          : cli_fail(&err);
@@ -594,19 +901,94 @@ static int list_local(struct lister *l, const char *resource, const gq_workload_
     return rc;
 }
 
+/* A -file form's file, whole (NUL-terminated, malloc'd), or NULL with the error said. */
+static char *read_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    struct text t = {NULL, 0, 0};
+    char buf[4096];
+    size_t n;
+
+    if (!fp) {
+        fprintf(stderr, "error: cannot read \"%s\": %s\n", path, strerror(errno));
+        return NULL;
+    }
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+        if (text_write(buf, n, &t) != 0)
+            break;
+    if (ferror(fp) || !feof(fp)) {
+        fprintf(stderr, "error: cannot read \"%s\"\n", path);
+        free(t.s);
+        t.s = NULL;
+    } else if (!t.s) {
+        t.s = strdup("");
+    }
+    fclose(fp);
+    return t.s;
+}
+
+/*
+ * The selection flags and -o's template forms into pk->o, checked before
+ * anything is read. *file_text gets a -file form's text (free it).
+ * EXIT_SUCCESS, or the usage error said.
+ */
+static int picks_init(struct picks *pk, const struct global *g, char **file_text)
+{
+    const char *out = g->output;
+    gq_error err = {0, ""};
+
+    *file_text = NULL;
+    pk->o.no_headers = g->no_headers;
+    if (out && strncmp(out, "jsonpath=", 9) == 0)
+        pk->o.jsonpath = out + 9;
+    else if (out && strncmp(out, "custom-columns=", 15) == 0)
+        pk->o.columns = out + 15;
+    else if (out && (strncmp(out, "jsonpath-file=", 14) == 0 ||
+                     strncmp(out, "custom-columns-file=", 20) == 0)) {
+        bool cols = out[0] == 'c';
+
+        if (!(*file_text = read_file(strchr(out, '=') + 1)))
+            return EXIT_FAILURE;
+        if (cols) {
+            pk->o.columns = *file_text;
+            pk->o.columns_file = true;
+        } else {
+            pk->o.jsonpath = *file_text;
+        }
+    }
+    if (gq_get_check(&pk->o, &err) != GQ_OK)
+        return cli_usage_error("%s", err.msg);
+    return EXIT_SUCCESS;
+}
+
 int cmd_list(struct global *g, int argc, char **argv)
 {
-    static const char *status, *lq, *cq;
+    static const char *status, *lq, *cq, *selector, *field_selector, *sort_by;
+    static struct strlist label_cols;
+    static bool show_labels;
     static const struct flag flags[] = {
         {"status", 0, FLAG_STRING, &status, "STATE",
          "workloads in this state: all|pending|quotareserved|admitted|finished|cancelled"},
         {"localqueue", 'q', FLAG_STRING, &lq, "NAME", "workloads of this LocalQueue"},
         {"clusterqueue", 'c', FLAG_STRING, &cq, "NAME", "workloads of this ClusterQueue"},
+        {"selector", 'l', FLAG_STRING, &selector, "SELECTOR",
+         "label selector: k=v, k!=v, k in (a,b), k notin (a), k, !k; comma-separated"},
+        {"field-selector", 0, FLAG_STRING, &field_selector, "SELECTOR",
+         "field selector: metadata.name, metadata.namespace, and for workloads status.state "
+         "and spec.queueName (=, ==, !=)"},
+        {"sort-by", 0, FLAG_STRING, &sort_by, "JSONPATH",
+         "sort by this field of the objects, e.g. .metadata.creationTimestamp"},
+        {"label-columns", 'L', FLAG_LIST, &label_cols, "KEY,...",
+         "a column for each of these labels"},
+        {"show-labels", 0, FLAG_BOOL, &show_labels, NULL, "a last column with all labels"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
+    gq_get_options go = GQ_GET_OPTIONS_INIT;
+    struct picks pk;
     struct lister l;
     const char *resource = "workload";
+    char *file_text = NULL;
     int nargs, rc;
 
     if ((rc = cli_parse(g, &commands[2], flags, argc, argv, &nargs)) != EXIT_SUCCESS)
@@ -627,8 +1009,21 @@ int cmd_list(struct global *g, int argc, char **argv)
         return cli_usage_error("invalid --status \"%s\": want all, pending, quotareserved, "
                                "admitted, finished or cancelled",
                                status);
+    memset(&pk, 0, sizeof(pk));
+    pk.o = go;
+    pk.o.label_selector = selector;
+    pk.o.field_selector = field_selector;
+    pk.o.sort_by = sort_by;
+    pk.o.resource = resource;
+    pk.label_cols = &label_cols;
+    pk.show_labels = show_labels;
+    if ((rc = picks_init(&pk, g, &file_text)) != EXIT_SUCCESS)
+        return rc;
     memset(&l, 0, sizeof(l));
     l.g = g;
+    if (selector || field_selector || sort_by || label_cols.n || show_labels ||
+        is_template_output(g->output))
+        l.pk = &pk;
     l.wide = g->output && strcmp(g->output, "wide") == 0;
     l.names_only = g->output && strcmp(g->output, "name") == 0;
     l.all_ns = g->all_namespaces;
@@ -641,5 +1036,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     f.cluster_queue = cq;
     rc = cli_cluster_mode(g) ? list_cluster(&l, resource, &f) : list_local(&l, resource, &f);
     table_free(l.t);
+    picks_free(&pk);
+    free(file_text);
     return rc;
 }

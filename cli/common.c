@@ -287,19 +287,60 @@ static int parse_flag(struct global *g, const struct flag *flags, int argc, char
     return set_value(f, value, arg, shown);
 }
 
-static int check_globals(const struct global *g)
+/*
+ * -o FORMAT=ARG: kubectl's template printers. list prints the JSONPath and
+ * custom-columns ones; Go templates need Go's text/template, which gpuq
+ * does not have, and are refused by name rather than approximated.
+ */
+static const char *const template_formats[] = {"jsonpath",       "jsonpath-file",
+                                               "custom-columns", "custom-columns-file", NULL};
+static const char *const go_formats[] = {"go-template", "go-template-file", "template",
+                                         "templatefile", "jsonpath-as-json", NULL};
+
+static size_t word_index(const char *const *words, const char *s, size_t n)
 {
     size_t i;
 
-    if (g->output) {
-        for (i = 0; output_formats[i]; i++)
-            if (strcmp(g->output, output_formats[i]) == 0)
-                break;
-        if (!output_formats[i])
-            return cli_usage_error("unable to match a printer suitable for the output format "
-                                   "\"%s\", allowed formats are: table,wide,json,yaml,name",
-                                   g->output);
-    }
+    for (i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && strncmp(words[i], s, n) == 0)
+            return i;
+    return i;
+}
+
+static int check_output(const struct global *g, const struct command *cmd)
+{
+    const char *out = g->output;
+    size_t n = strcspn(out, "=");
+
+    if (!out[n] && output_formats[word_index(output_formats, out, n)])
+        return EXIT_SUCCESS;
+    if (go_formats[word_index(go_formats, out, n)])
+        return cli_usage_error("-o %.*s is not supported: gpuq has no Go template engine; use "
+                               "-o jsonpath=TEMPLATE or -o custom-columns=SPEC",
+                               (int)n, out);
+    if (!template_formats[word_index(template_formats, out, n)])
+        return cli_usage_error("unable to match a printer suitable for the output format "
+                               "\"%s\", allowed formats are: custom-columns,"
+                               "custom-columns-file,json,jsonpath,jsonpath-file,name,table,"
+                               "wide,yaml",
+                               out);
+    if (!cmd || cmd->run != cmd_list)
+        return cli_usage_error("gpuq %s does not print -o %.*s; gpuq get does",
+                               cmd ? cmd->name : "help", (int)n, out);
+    if (!out[n] || !out[n + 1])
+        return cli_usage_error("%s format specified but no %s given", "template",
+                               n >= 14 && strncmp(out, "custom-columns", 14) == 0
+                                   ? "custom columns"
+                                   : "template");
+    return EXIT_SUCCESS;
+}
+
+static int check_globals(const struct global *g, const struct command *cmd)
+{
+    int rc;
+
+    if (g->output && (rc = check_output(g, cmd)) != EXIT_SUCCESS)
+        return rc;
     if (g->color && strcmp(g->color, "auto") && strcmp(g->color, "always") &&
         strcmp(g->color, "never"))
         return cli_usage_error("invalid argument \"%s\" for \"--color\" flag: "
@@ -337,7 +378,7 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
     /* kubectl: -A wins over -n (the namespace is ignored) */
     if (g->namespace && g->all_namespaces)
         g->namespace = NULL;
-    if ((rc = check_globals(g)) != EXIT_SUCCESS)
+    if ((rc = check_globals(g, cmd)) != EXIT_SUCCESS)
         return rc;
     if (cmd && cmd->local_only && cli_cluster_mode(g))
         return cli_usage_error("%s", cmd->local_only);

@@ -172,6 +172,31 @@ struct table *table_new(const char *const *headers, int ncols)
     return t;
 }
 
+int table_add_column(struct table *t, const char *header)
+{
+    const char **h;
+    const char *p;
+    struct table *n, tmp;
+    int i;
+
+    assert(t->rows == 1);
+    if (t->rows != 1 || (h = malloc(((size_t)t->ncols + 1) * sizeof *h)) == NULL)
+        return -1;
+    for (i = 0, p = t->arena; i < t->ncols; i++, p += strlen(p) + 1)
+        h[i] = p;
+    h[i] = header;
+    n = table_new(h, t->ncols + 1);
+    free(h);
+    if (n == NULL)
+        return -1;
+    memcpy(n->cols, t->cols, (size_t)t->ncols * sizeof *t->cols);
+    tmp = *t; /* t takes the new table's insides; the old ones are freed with n */
+    *t = *n;
+    *n = tmp;
+    table_free(n);
+    return 0;
+}
+
 void table_set_truncatable(struct table *t, int col, bool yes)
 {
     assert(col >= 0 && col < t->ncols);

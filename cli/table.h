@@ -22,6 +22,13 @@ typedef const char *(*table_color_fn)(const char *cell);
 struct table *table_new(const char *const *headers, int ncols);
 
 /*
+ * Add a column after the last, before any row is added (-L's label columns).
+ * Returns 0, or -1 when out of memory or rows were added (the table is then
+ * unchanged).
+ */
+int table_add_column(struct table *t, const char *header);
+
+/*
  * Allow column col to be narrowed, its cells cut with "…", when the table is
  * printed with a width it would otherwise exceed. Columns are not truncatable
  * by default: mark the free-text ones (names, reasons), not ids or states.

@@ -37,6 +37,7 @@
 #include "error.h"
 #include "manifest_print.h"
 #include "manifest_release.h"
+#include "manifest_tree.h"
 #include "quota.h"
 #include "release.h"
 #include "state.h"
@@ -493,6 +494,11 @@ static int sink_item(struct gq__mf_printer *r, json_object *obj)
     }
     json_put_value(&r->out, obj, r->list ? 2 : 0);
     return r->out.rc;
+}
+
+int gq__mf_printer_tree(struct gq__mf_printer *p, json_object *obj)
+{
+    return sink_item(p, obj);
 }
 
 static int sink_end(struct gq__mf_printer *r, const char *cont)

@@ -23,7 +23,7 @@ $ gpuq list -n other -A -o=name
 ~ workload.kueue.x-k8s.io/job-one-[0-9a-f]{5}
 ~ workload.kueue.x-k8s.io/job-two-[0-9a-f]{5}
 $ gpuq list -o=nmae
-! error: unable to match a printer suitable for the output format "nmae", allowed formats are: table,wide,json,yaml,name
+! error: unable to match a printer suitable for the output format "nmae", allowed formats are: custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,table,wide,yaml
 ? 2
 # A job submitted without --name is named after its command's first word (or
 # gpuq-), so that Kueue's workload name does not say "job-job-".

@@ -68,6 +68,59 @@ GQ_EXTERN int gq_report_time_parse(const char *text, int64_t now_ms, int64_t *ou
 /** Whether name is a built-in profile. */
 GQ_EXTERN bool gq_simulate_profile_is_builtin(const char *name);
 
+/* --------------------------------------------- kubectl get: select, sort, print */
+
+/**
+ * What `gpuq get` selects and how it prints, as kubectl's flags say it. The
+ * objects come as the text of a List (or of one object) that gq_render or
+ * gq_kube_list_json wrote; the same code serves the database and a cluster.
+ */
+typedef struct gq_get_options {
+    unsigned int version;       /* GQ_GET_OPTIONS_VERSION */
+    const char *resource;       /* singular resource ("workload"): the fields a field
+                                   selector may name besides metadata.name|namespace */
+    const char *label_selector; /* -l: "k=v,k!=v,k in (a,b),k notin (c),k,!k,k>1"; NULL: all */
+    const char *field_selector; /* --field-selector: "metadata.name=x,status.state!=pending" */
+    const char *sort_by;        /* --sort-by: a JSONPath, "{.a.b}" or ".a.b" */
+    const char *jsonpath;       /* -o jsonpath=TEMPLATE: print this template */
+    const char *columns;        /* -o custom-columns=SPEC, or a custom-columns file's text */
+    bool columns_file;          /* columns is a file's text: a line of headers, one of paths */
+    bool no_headers;            /* custom-columns without its header line */
+} gq_get_options;
+
+#define GQ_GET_OPTIONS_VERSION 1
+#define GQ_GET_OPTIONS_INIT {GQ_GET_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, false, false}
+
+/**
+ * Check every selector, path and column of o, before anything is read.
+ * @return GQ_OK; GQ_EINVALID naming what is wrong ("invalid label selector
+ *         \"a in b\": ...", "field label not supported: spec.x", "error parsing
+ *         jsonpath {.a[, unterminated array").
+ */
+GQ_EXTERN int gq_get_check(const gq_get_options *o, gq_error *err);
+
+/**
+ * Print what o selects from json, sorted as o says: the jsonpath template's
+ * output, the custom columns, else the objects as format (a List when json
+ * is one), as kubectl prints them.
+ * @return GQ_OK; GQ_EINVALID for bad options or an evaluation error (an index
+ *         out of range, a sort path no object has); fn's failure as GQ_EIO.
+ */
+GQ_EXTERN int gq_get_print(const char *json, const gq_get_options *o, gq_format format,
+                           gq_write_fn fn, void *payload, gq_error *err);
+
+/** An object gq_get_items keeps: labels "k=v,k=v" in key order, "" when none. */
+typedef int (*gq_get_item_fn)(const char *ns, const char *name, const char *labels,
+                              void *payload);
+
+/**
+ * Call fn for each object o selects from json, in o's order (ns NULL for a
+ * cluster-scoped object), so a table printer can print its own rows in it.
+ * fn's non-zero return stops the walk and is returned.
+ */
+GQ_EXTERN int gq_get_items(const char *json, const gq_get_options *o, gq_get_item_fn fn,
+                           void *payload, gq_error *err);
+
 /* ---------------------------------------------------------------- events */
 
 /* How gq_event_format writes an event: the lines gpuq and gpuqd print. */
