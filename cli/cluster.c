@@ -101,6 +101,7 @@ static int status_api(const gq_kube_target *t, const char *ns, char **out, gq_er
 
 int cluster_workloads(const struct global *g, char **json_out, bool *jobs_out, char **ns_out)
 {
+    static bool noted;
     gq_kube_target t;
     gq_error err = {0, ""};
     char path[512];
@@ -124,7 +125,9 @@ int cluster_workloads(const struct global *g, char **json_out, bool *jobs_out, c
     if ((rc = get_ok(&t, path, "listing jobs", json_out)) != EXIT_SUCCESS)
         goto out;
     *jobs_out = true;
-    fputs("note: gpuqd's status API is not reachable; showing the Jobs themselves\n", stderr);
+    if (!noted) /* once per process: -w reads again and again */
+        fputs("note: gpuqd's status API is not reachable; showing the Jobs themselves\n", stderr);
+    noted = true;
 out:
     if (rc != EXIT_SUCCESS) {
         gq_free(*ns_out);

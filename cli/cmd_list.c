@@ -24,51 +24,9 @@
 #include <time.h>
 
 #include "cli.h"
+#include "list.h"
 #include "table.h"
 #include "term.h"
-
-#define MAX_COLS 18
-
-struct lister {
-    const struct global *g;
-    gq_db *db;        /* local mode: where the rows come from */
-    const char *json; /* cluster mode: the List the cluster answered */
-    bool jobs;        /* cluster mode: json holds Jobs, not gpuqd's Workloads */
-    const char *ns;   /* cluster mode: the namespace listed */
-    struct table *t;
-    int64_t now_ms;
-    bool wide;
-    bool all_ns;
-    bool names_only;
-    const char *group; /* API group for -o name */
-    const char *name;  /* the NAME argument (ProvisioningRequests, PodTemplates), or NULL */
-    int rows;
-    int failed;
-    struct picks *pk; /* -l, --field-selector, --sort-by, -L, --show-labels: else NULL */
-};
-
-/*
- * What kubectl's selection flags keep, in the order they print: the objects
- * are rendered as JSON and selected by the library (gq_get_items); a table's
- * rows, built as ever, are then kept in that order, with the label columns
- * added. Without those flags none of this runs.
- */
-struct pick {
-    char *key;       /* "namespace/name" ("/name" cluster-scoped) */
-    char *labels;    /* "k=v,k=v" */
-    size_t index;    /* the order to print in */
-    char **cells;    /* the row, once built; NULL until then */
-};
-
-struct picks {
-    gq_get_options o;
-    const struct strlist *label_cols; /* -L keys (each may hold several, comma-separated) */
-    bool show_labels;
-    struct pick *v; /* in print order */
-    struct pick **by_key;
-    size_t n;
-    int ncells; /* cells of a stored row */
-};
 
 static const char *age(char *buf, int64_t from_ms, int64_t to_ms)
 {
@@ -133,7 +91,6 @@ static const char *lower_kind(char *buf, size_t size, const char *kind)
 }
 
 static int pick_row(struct lister *l, const char *ns, const char *const *row, int n);
-static void no_resources(const struct lister *l, bool namespaced);
 
 /* Add a row, NAMESPACE first with -A; cells beyond n are empty. */
 static int add_row(struct lister *l, const char *ns, const char *const *cells, int n)
@@ -547,10 +504,13 @@ static int flush_picks(struct lister *l)
     return i == pk->n ? 0 : -1;
 }
 
-static void picks_free(struct picks *pk)
+void list_picks_reset(struct picks *pk)
 {
     size_t i;
     int k;
+
+    if (!pk)
+        return;
 
     for (i = 0; i < pk->n; i++) {
         free(pk->v[i].key);
@@ -561,6 +521,9 @@ static void picks_free(struct picks *pk)
     }
     free(pk->v);
     free(pk->by_key);
+    pk->v = NULL;
+    pk->by_key = NULL;
+    pk->n = 0;
 }
 
 /* The objects as JSON text, grown in memory (a gq_write_fn). */
@@ -642,7 +605,7 @@ static int pick_objects(struct lister *l, const char *resource, const char *ns,
         for (i = 0; i < l->pk->n; i++)
             printf("%s/%s\n", name_prefix(l, resource), strchr(l->pk->v[i].key, '/') + 1);
         if (!l->pk->n)
-            no_resources(l, namespaced);
+            list_no_resources(l, namespaced);
         return EXIT_SUCCESS;
     }
     if (!(l->pk->by_key = malloc((l->pk->n ? l->pk->n : 1) * sizeof(*l->pk->by_key))))
@@ -750,7 +713,7 @@ static struct table *object_table_new(const struct object_table *ot, bool wide, 
     return t;
 }
 
-static void no_resources(const struct lister *l, bool namespaced)
+void list_no_resources(const struct lister *l, bool namespaced)
 {
     if (!namespaced || l->all_ns)
         fputs("No resources found\n", stderr);
@@ -764,7 +727,7 @@ static int print_table(struct lister *l, bool namespaced)
     bool color = term_use_color(1, l->g->color);
 
     if (l->rows == 0) {
-        no_resources(l, namespaced);
+        list_no_resources(l, namespaced);
         return EXIT_SUCCESS;
     }
     if (table_print(l->t, stdout, term_width(1), !l->g->no_headers, color) != 0) {
@@ -812,7 +775,8 @@ static struct table *new_table(const struct lister *l, const char *resource,
     return l->jobs ? jobs_table(l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
 }
 
-static int list(struct lister *l, const char *resource, const gq_workload_filter *f)
+int list_build(struct lister *l, const char *resource, const gq_workload_filter *f,
+               bool *namespaced_out)
 {
     const struct object_table *ot = object_table(resource);
     bool provreq = is_provreq_resource(resource);
@@ -822,14 +786,15 @@ static int list(struct lister *l, const char *resource, const gq_workload_filter
     gq_error err = {0, ""};
     int rc;
 
+    *namespaced_out = namespaced;
     if (!l->pk && l->g->output &&
         (!strcmp(l->g->output, "json") || !strcmp(l->g->output, "yaml")))
-        return render(l, resource, ns, l->name, f);
+        return (rc = render(l, resource, ns, l->name, f)) == EXIT_SUCCESS ? LIST_PRINTED : rc;
     if (!namespaced)
         l->all_ns = false;
     l->group = ot ? ot->group : "kueue.x-k8s.io";
     if (l->pk && (rc = pick_objects(l, resource, ns, f, namespaced)) != -1)
-        return rc;
+        return rc == EXIT_SUCCESS ? LIST_PRINTED : rc;
     if (!l->names_only &&
         (!(l->t = new_table(l, resource, ot)) || (l->pk && label_columns(l) != 0))) {
         fputs("error: out of memory\n", stderr);
@@ -846,14 +811,25 @@ static int list(struct lister *l, const char *resource, const gq_workload_filter
     if (rc != GQ_OK)
         return l->failed ? (fputs("error: out of memory\n", stderr), EXIT_FAILURE)
                          : cli_fail(&err);
-    if (l->name && !l->rows && !provreq) {
+    return EXIT_SUCCESS;
+}
+
+static int list(struct lister *l, const char *resource, const gq_workload_filter *f)
+{
+    const struct object_table *ot = object_table(resource);
+    bool namespaced;
+    int rc = list_build(l, resource, f, &namespaced);
+
+    if (rc != EXIT_SUCCESS)
+        return rc == LIST_PRINTED ? EXIT_SUCCESS : rc;
+    if (l->name && !l->rows && !is_provreq_resource(resource)) {
         /* kubectl: a NAME that matches nothing is an error, not an empty list */
         fprintf(stderr, "Error from server (NotFound): %ss.%s \"%s\" not found\n", resource,
                 ot ? ot->group : "kueue.x-k8s.io", l->name);
         return EXIT_FAILURE;
     }
     if (l->names_only)
-        return l->rows ? EXIT_SUCCESS : (no_resources(l, namespaced), EXIT_SUCCESS);
+        return l->rows ? EXIT_SUCCESS : (list_no_resources(l, namespaced), EXIT_SUCCESS);
     return print_table(l, namespaced);
 }
 
@@ -865,10 +841,26 @@ static int64_t wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int list_fetch(struct lister *l, gq_workload_filter *f)
+{
+    char *json = NULL, *ns = NULL;
+    int rc;
+
+    if ((rc = cluster_workloads(l->g, &json, &l->jobs, &ns)) != EXIT_SUCCESS)
+        return rc;
+    gq_free(l->json);
+    gq_free(l->ns);
+    l->json = json;
+    l->ns = ns;
+    if (!l->all_ns)
+        f->namespace = ns;
+    l->now_ms = wall_ms();
+    return EXIT_SUCCESS;
+}
+
 /* Cluster mode: the workloads gpuqd shows or, without it, the labelled Jobs. */
 static int list_cluster(struct lister *l, const char *resource, gq_workload_filter *f)
 {
-    char *json = NULL, *ns = NULL;
     int rc;
 
     if (strcmp(resource, "workload") != 0)
@@ -876,27 +868,21 @@ static int list_cluster(struct lister *l, const char *resource, gq_workload_filt
                                resource);
     if (l->g->output && strcmp(l->g->output, "yaml") == 0)
         return cli_usage_error("-o yaml is not available in cluster mode yet; use -o json");
-    if ((rc = cluster_workloads(l->g, &json, &l->jobs, &ns)) != EXIT_SUCCESS)
-        return rc;
-    l->json = json;
-    l->ns = ns;
-    if (!l->all_ns)
-        f->namespace = ns;
-    l->now_ms = wall_ms();
-    rc = list(l, resource, f);
-    gq_free(json);
-    gq_free(ns);
+    if ((rc = list_fetch(l, f)) == EXIT_SUCCESS)
+        rc = l->watch ? list_watch(l, resource, f) : list(l, resource, f);
+    gq_free(l->json);
+    gq_free(l->ns);
     return rc;
 }
 
-static int list_local(struct lister *l, const char *resource, const gq_workload_filter *f)
+static int list_local(struct lister *l, const char *resource, gq_workload_filter *f)
 {
     int rc;
 
     if (!(l->db = cli_open(l->g)))
         return EXIT_FAILURE;
     l->now_ms = gq_db_now_ms(l->db); /* a simulation's virtual time while one runs */
-    rc = list(l, resource, f);
+    rc = l->watch ? list_watch(l, resource, f) : list(l, resource, f);
     gq_db_close(l->db);
     return rc;
 }
@@ -965,7 +951,7 @@ int cmd_list(struct global *g, int argc, char **argv)
 {
     static const char *status, *lq, *cq, *selector, *field_selector, *sort_by;
     static struct strlist label_cols;
-    static bool show_labels;
+    static bool show_labels, watch, watch_only;
     static const struct flag flags[] = {
         {"status", 0, FLAG_STRING, &status, "STATE",
          "workloads in this state: all|pending|quotareserved|admitted|finished|cancelled"},
@@ -981,6 +967,10 @@ int cmd_list(struct global *g, int argc, char **argv)
         {"label-columns", 'L', FLAG_LIST, &label_cols, "KEY,...",
          "a column for each of these labels"},
         {"show-labels", 0, FLAG_BOOL, &show_labels, NULL, "a last column with all labels"},
+        {"watch", 'w', FLAG_BOOL, &watch, NULL,
+         "after the listing, a row for each object that changes, until interrupted"},
+        {"watch-only", 0, FLAG_BOOL, &watch_only, NULL,
+         "a row for each object that changes, without the listing first"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
@@ -1009,6 +999,9 @@ int cmd_list(struct global *g, int argc, char **argv)
         return cli_usage_error("invalid --status \"%s\": want all, pending, quotareserved, "
                                "admitted, finished or cancelled",
                                status);
+    if ((watch || watch_only) && g->output && strcmp(g->output, "wide") != 0 &&
+        strcmp(g->output, "table") != 0)
+        return cli_usage_error("-w prints table rows; -o %s does not go with it", g->output);
     memset(&pk, 0, sizeof(pk));
     pk.o = go;
     pk.o.label_selector = selector;
@@ -1026,6 +1019,8 @@ int cmd_list(struct global *g, int argc, char **argv)
         l.pk = &pk;
     l.wide = g->output && strcmp(g->output, "wide") == 0;
     l.names_only = g->output && strcmp(g->output, "name") == 0;
+    l.watch = watch || watch_only;
+    l.watch_only = watch_only;
     l.all_ns = g->all_namespaces;
     l.name = nargs == 2 ? argv[1] : NULL;
     if (l.name && !is_provreq_resource(resource))
@@ -1036,7 +1031,7 @@ int cmd_list(struct global *g, int argc, char **argv)
     f.cluster_queue = cq;
     rc = cli_cluster_mode(g) ? list_cluster(&l, resource, &f) : list_local(&l, resource, &f);
     table_free(l.t);
-    picks_free(&pk);
+    list_picks_reset(&pk);
     free(file_text);
     return rc;
 }

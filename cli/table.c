@@ -197,6 +197,44 @@ int table_add_column(struct table *t, const char *header)
     return 0;
 }
 
+struct table *table_new_like(const struct table *t)
+{
+    const char **h = malloc((size_t)t->ncols * sizeof *h);
+    struct table *n = NULL;
+    int i;
+
+    if (h == NULL)
+        return NULL;
+    for (i = 0; i < t->ncols; i++)
+        h[i] = table_cell(t, 0, i);
+    if ((n = table_new(h, t->ncols)) != NULL)
+        memcpy(n->cols, t->cols, (size_t)t->ncols * sizeof *t->cols);
+    for (i = 0; n != NULL && i < n->ncols; i++)
+        n->cols[i].data_width = 0;
+    free(h);
+    return n;
+}
+
+size_t table_rows(const struct table *t)
+{
+    return t->rows - 1;
+}
+
+int table_cols(const struct table *t)
+{
+    return t->ncols;
+}
+
+const char *table_cell(const struct table *t, size_t row, int col)
+{
+    const char *p = t->arena + t->row_off[row];
+    const struct cell *c = t->cells + row * (size_t)t->ncols;
+
+    for (int i = 0; i < col; i++)
+        p += c[i].len + 1;
+    return p;
+}
+
 void table_set_truncatable(struct table *t, int col, bool yes)
 {
     assert(col >= 0 && col < t->ncols);
@@ -406,6 +444,12 @@ put_row(const struct table *t, struct outbuf *ob, size_t row, const size_t *w, b
 
 int table_print(const struct table *t, FILE *out, int width, bool headers, bool color)
 {
+    return table_print_from(t, out, 0, width, headers ? TABLE_HEADER : 0, color);
+}
+
+int table_print_from(const struct table *t, FILE *out, size_t from, int width, int header,
+                     bool color)
+{
     size_t n = (size_t)t->ncols;
     size_t *w = malloc(2 * n * sizeof *w); /* widths, then least widths */
     struct outbuf ob = {out, malloc(OUT_BUF_SIZE), 0, 0};
@@ -413,11 +457,13 @@ int table_print(const struct table *t, FILE *out, int width, bool headers, bool 
 
     if (w == NULL || ob.buf == NULL)
         goto out;
-    column_widths(t, headers, w, w + n);
+    column_widths(t, header != 0, w, w + n);
     if (width > 0)
         fit_widths(t, w, w + n, (size_t)width);
-    for (size_t r = headers ? 0 : 1; r < t->rows; r++)
-        put_row(t, &ob, r, w, color && r > 0);
+    if (header & TABLE_HEADER)
+        put_row(t, &ob, 0, w, false);
+    for (size_t r = from + 1; r < t->rows; r++)
+        put_row(t, &ob, r, w, color);
     ob_flush(&ob);
     rc = ob.err != 0 || ferror(out) ? -1 : 0;
 out:

@@ -58,6 +58,27 @@ int table_add_row(struct table *t, const char *const *cells);
  */
 int table_print(const struct table *t, FILE *out, int width, bool headers, bool color);
 
+/* table_print_from's header: print it, or only size the columns to it (printed before). */
+#define TABLE_HEADER 1
+#define TABLE_HEADER_WIDTHS 2
+
+/*
+ * table_print, but only the data rows from index from on (0 is the first):
+ * what -w adds to a table already printed, in the widths of every row so
+ * far (and of the header, when it was or is printed), as kubectl's tabwriter
+ * remembers them.
+ */
+int table_print_from(const struct table *t, FILE *out, size_t from, int width, int header,
+                     bool color);
+
+/* A new table with t's headers and column settings, and no rows. NULL when out of memory. */
+struct table *table_new_like(const struct table *t);
+
+/* The data rows stored, the columns, and a cell's text (row 0 is the header, data from 1). */
+size_t table_rows(const struct table *t);
+int table_cols(const struct table *t);
+const char *table_cell(const struct table *t, size_t row, int col);
+
 /* Free the table and everything it copied. NULL is a no-op. */
 void table_free(struct table *t);
 

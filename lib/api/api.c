@@ -99,6 +99,13 @@ int64_t gq_db_now_ms(gq_db *db)
     return db ? gq__store_now(db->st) : gq__now_ms();
 }
 
+int gq_db_data_version(gq_db *db, int64_t *out, gq_error *err)
+{
+    if ((*out = gq__store_data_version(db->st)) < 0)
+        return gq__error(err, GQ_EIO, "cannot read the database's data version");
+    return GQ_OK;
+}
+
 int gq_db_check(gq_db *db, int *schema_version, gq_error *err)
 {
     if (schema_version)

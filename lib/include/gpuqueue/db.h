@@ -64,6 +64,14 @@ GQ_EXTERN void gq_db_close(gq_db *db);
 GQ_EXTERN int64_t gq_db_now_ms(gq_db *db);
 
 /**
+ * A number that changes whenever another connection (another process, or
+ * another handle) commits to the database, and stays put otherwise
+ * (SQLite's data_version): what a watcher polls, cheaply, before reading.
+ * @return GQ_OK; GQ_EIO.
+ */
+GQ_EXTERN int gq_db_data_version(gq_db *db, int64_t *out, gq_error *err);
+
+/**
  * Check the database file's integrity (SQLite's quick_check) and report its
  * schema version.
  * @return GQ_OK when the file is sound; GQ_EIO with SQLite's first complaint.
