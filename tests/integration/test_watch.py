@@ -1,7 +1,8 @@
 """gpuq get -w and --watch-only, as kubectl's: the listing, then one row per
 change while other processes submit and cancel (a cancelled workload's row
 says CANCELLED), nothing for a change that touches no listed row, -l keeping
-to its selection, and in cluster mode the Jobs a user creates with kubectl.
+to its selection, and in cluster mode the Jobs a user creates with kubectl
+(and -l and -o jsonpath on what cluster mode lists).
 Each wait is for a line to arrive, with a generous deadline: nothing here
 depends on how fast the machine is."""
 import os
@@ -187,6 +188,18 @@ def cluster(c, gq_bin, tmp):
         c.check(r.returncode == 0, f"kubectl apply: {r.stderr}")
         c.check(w.wait_for(r"^from-kubectl +q +PENDING") is not None,
                 f"cluster mode -w shows the Job kubectl created: {w.seen}")
+        # The selection flags read what cluster mode lists, as locally.
+        kc = [gq_bin, "--kubeconfig", api.kubeconfig("admin"), "get"]
+        r = subprocess.run(kc + ["-l", "kueue.x-k8s.io/queue-name=q", "-o", "name"],
+                           capture_output=True, text=True, env=env, timeout=60)
+        c.check(r.returncode == 0 and r.stdout == "job.batch/from-kubectl\n",
+                f"cluster mode -l -o name: {r.stdout!r} {r.stderr!r}")
+        r = subprocess.run(kc + ["-l", "team", "-o", "name"], capture_output=True, text=True,
+                           env=env, timeout=60)
+        c.check(r.returncode == 0 and r.stdout == "", f"cluster mode -l team: {r.stdout!r}")
+        r = subprocess.run(kc + ["-o", "jsonpath={.items[*].spec.suspend}"], capture_output=True,
+                           text=True, env=env, timeout=60)
+        c.check(r.returncode == 0 and r.stdout == "true", f"cluster mode jsonpath: {r.stdout!r}")
         r = api.kubectl("delete", "job", "from-kubectl")
         c.check(w.wait_for(r"^from-kubectl ") is not None,
                 f"cluster mode -w shows the Job's last row when it goes: {w.seen}")
