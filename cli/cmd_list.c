@@ -571,6 +571,31 @@ static bool is_template_output(const char *out)
     return out && (strncmp(out, "jsonpath", 8) == 0 || strncmp(out, "custom-columns", 14) == 0);
 }
 
+int list_pick_print(const struct global *g, const char *json, struct picks *pk, char **kept_out)
+{
+    const char *out = g->output;
+    bool yaml = out && strcmp(out, "yaml") == 0;
+    bool printed = yaml || is_template_output(out) || (out && strcmp(out, "json") == 0);
+    struct text text = {NULL, 0, 0};
+    gq_get_options o = pk->o;
+    gq_error err = {0, ""};
+    int rc;
+
+    *kept_out = NULL;
+    if (!printed) { /* the selection as a List, for the caller's own table */
+        o.jsonpath = o.columns = NULL;
+        o.columns_file = false;
+    }
+    rc = gq_get_print(json, &o, yaml ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
+                      printed ? cli_write_stdout : text_write, printed ? NULL : &text, &err);
+    if (rc != GQ_OK) {
+        free(text.s);
+        return cli_fail(&err);
+    }
+    *kept_out = text.s;
+    return EXIT_SUCCESS;
+}
+
 /*
  * The selection flags' part of a listing: the objects rendered and selected;
  * printed here for every -o but a table's (EXIT_SUCCESS or a failure), or,
@@ -947,9 +972,42 @@ static int picks_init(struct picks *pk, const struct global *g, char **file_text
     return EXIT_SUCCESS;
 }
 
+/* list pods --for: the selection flags checked, then the pods (list_pods.c). */
+static int list_pods_cmd(const struct global *g, int nargs, char **argv, const char *for_spec,
+                         const char *selector, const char *field_selector, const char *sort_by,
+                         char **file_text)
+{
+    gq_get_options go = GQ_GET_OPTIONS_INIT;
+    struct picks pk;
+    int rc;
+
+    if (nargs > 1)
+        return cli_usage_error("list pods takes no NAME; use --for TYPE/NAME, got \"%s\"",
+                               argv[1]);
+    if (!for_spec)
+        return cli_usage_error("required flag(s) \"for\" not set");
+    memset(&pk, 0, sizeof(pk));
+    pk.o = go;
+    pk.o.resource = "pod";
+    pk.o.label_selector = selector;
+    pk.o.field_selector = field_selector;
+    pk.o.sort_by = sort_by;
+    if ((rc = picks_init(&pk, g, file_text)) != EXIT_SUCCESS)
+        return rc;
+    rc = list_pods(g, for_spec,
+                   selector || field_selector || sort_by || (g->output && strcmp(g->output, "wide") &&
+                                                             strcmp(g->output, "name") &&
+                                                             strcmp(g->output, "table"))
+                       ? &pk
+                       : NULL);
+    free(*file_text);
+    *file_text = NULL;
+    return rc;
+}
+
 int cmd_list(struct global *g, int argc, char **argv)
 {
-    static const char *status, *lq, *cq, *selector, *field_selector, *sort_by;
+    static const char *status, *lq, *cq, *selector, *field_selector, *sort_by, *for_spec;
     static struct strlist label_cols;
     static bool show_labels, watch, watch_only;
     static const struct flag flags[] = {
@@ -971,6 +1029,8 @@ int cmd_list(struct global *g, int argc, char **argv)
          "after the listing, a row for each object that changes, until interrupted"},
         {"watch-only", 0, FLAG_BOOL, &watch_only, NULL,
          "a row for each object that changes, without the listing first"},
+        {"for", 0, FLAG_STRING, &for_spec, "TYPE/NAME",
+         "list pods: the pods of this workload or job (cluster mode)"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
@@ -988,6 +1048,12 @@ int cmd_list(struct global *g, int argc, char **argv)
         return EXIT_SUCCESS;
     }
     cli_type_name(&nargs, argv);
+    if (nargs >= 1 && (!strcmp(argv[0], "pods") || !strcmp(argv[0], "pod") ||
+                       !strcmp(argv[0], "po")))
+        return list_pods_cmd(g, nargs, argv, for_spec, selector, field_selector, sort_by,
+                             &file_text);
+    if (for_spec)
+        return cli_usage_error("--for is for list pods");
     if (nargs >= 1 && !(resource = gq_resource_name(argv[0])))
         return cli_unknown_resource(argv[0]);
     if (nargs > 2)

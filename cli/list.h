@@ -77,6 +77,16 @@ int list_fetch(struct lister *l, gq_workload_filter *f);
 /* -w: the listing (unless --watch-only), then the rows that change, until killed. */
 int list_watch(struct lister *l, const char *resource, gq_workload_filter *f);
 
+/*
+ * Objects some other way got (list pods): printed here for -o json, yaml,
+ * jsonpath and custom-columns (*kept_out NULL), else *kept_out the List of
+ * those pk selects, in its order (free it), for the caller's own table.
+ */
+int list_pick_print(const struct global *g, const char *json, struct picks *pk, char **kept_out);
+
+/* list pods --for TYPE/NAME (list_pods.c); pk NULL when no selection flag or printer needs it. */
+int list_pods(const struct global *g, const char *for_spec, struct picks *pk);
+
 /* Forget a listing's selection, for the next one (-w). */
 void list_picks_reset(struct picks *pk);
 

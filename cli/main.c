@@ -20,7 +20,8 @@ const struct command commands[] = {
      "Submit jobs to a queue (always suspended until admitted)", NULL},
     {"list", "get", cmd_list,
      "gpuq list [workloads|clusterqueues|localqueues|flavors|cohorts|...] [flags]\n"
-     "       gpuq list provisioningrequests|podtemplates [NAME] [flags]",
+     "       gpuq list provisioningrequests|podtemplates [NAME] [flags]\n"
+     "       gpuq list pods --for workload/NAME|job/NAME [flags]  (cluster mode)",
      "List workloads or queue objects", NULL},
     {"describe", NULL, cmd_describe, "gpuq describe RESOURCE NAME [flags]",
      "Show one object in detail, with its events", NULL},

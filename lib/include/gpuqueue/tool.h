@@ -177,6 +177,28 @@ GQ_EXTERN int gq_kube_workloads(const char *json, const gq_workload_filter *filt
 GQ_EXTERN int gq_kube_list_json(char **out, const char *json, const gq_workload_filter *filter,
                                 gq_error *err);
 
+/** A Pod as `kubectl get pods` shows it (gq_kube_pods); strings borrowed for the call. */
+typedef struct gq_pod_info {
+    const char *GQ_NAMESPACE;
+    const char *name;
+    size_t ready_containers; /* READY: ready_containers/containers */
+    size_t containers;
+    const char *status;      /* kubectl's STATUS: Running, Pending, Completed, ErrImagePull ... */
+    int64_t restarts;
+    int64_t created_ms;      /* 0 if unknown */
+    const char *node;        /* -o wide: NODE, IP; NULL when not yet */
+    const char *ip;
+} gq_pod_info;
+
+typedef int (*gq_pod_fn)(const gq_pod_info *pod, void *payload);
+
+/**
+ * Call fn for each Pod of a PodList the API server answered, as kubectl's pod
+ * printer reads it. fn's non-zero return stops the walk and is returned.
+ * @return GQ_OK; GQ_EK8S when json is not a List.
+ */
+GQ_EXTERN int gq_kube_pods(const char *json, gq_pod_fn fn, void *payload, gq_error *err);
+
 /**
  * kubectl-describe-style text for a Job in the target's namespace, read as
  * gq_kube_workloads reads it, with its admission and the ProvisioningRequests
