@@ -198,6 +198,25 @@ static void check_has(const char *text, const char *line)
     CHECKF(strstr(text, want) != NULL, "missing line: %s", line);
 }
 
+#define NLINES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The scrape (LocalQueue families or not), with every line of want, in the format; NULL if none. */
+static char *scrape(gq_db *db, bool local_queues, const char *const *want, size_t n)
+{
+    gq_metrics_options mo = GQ_METRICS_OPTIONS_INIT;
+    gq_error err = {0, ""};
+    char *text = NULL;
+    size_t i;
+
+    mo.local_queue_metrics = local_queues;
+    CHECKF(gq_metrics_text_ext(&text, db, &mo, &err) == GQ_OK, "%s", err.msg);
+    for (i = 0; text && i < n; i++)
+        check_has(text, want[i]);
+    if (text)
+        check_format(text);
+    return text;
+}
+
 static void metrics_after_schedule(void)
 {
     static const char *const lines[] = {
@@ -243,16 +262,11 @@ static void metrics_after_schedule(void)
         "# TYPE kueue_evicted_workloads_total counter",
     };
     struct fixture fx;
-    gq_error err = {0, ""};
     char *text = NULL;
-    size_t i;
 
     if (setup(&fx)) {
-        CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
-        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
-            check_has(text, lines[i]);
+        text = scrape(fx.db, false, lines, NLINES(lines));
         if (text) {
-            check_format(text);
             /* Nothing was evicted: the family is announced, with no samples. */
             CHECK(strstr(text, "\nkueue_evicted_workloads_total{") == NULL);
             /* No queue has admission checks: Kueue observes no wait for them. */
@@ -283,12 +297,9 @@ static void metrics_after_drain(void)
         "reason=\"ClusterQueueStopped\"} 2",
         "kueue_local_queue_status{name=\"q\",namespace=\"default\",active=\"False\"} 1",
     };
-    gq_metrics_options mo = GQ_METRICS_OPTIONS_INIT;
     gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
     struct fixture fx;
     gq_error err = {0, ""};
-    char *text = NULL;
-    size_t i;
 
     if (setup(&fx)) {
         CHECKF(gq_queue_set_stop_policy(fx.db, "clusterqueue", NULL, "cq", "HoldAndDrain", &err) ==
@@ -297,13 +308,7 @@ static void metrics_after_drain(void)
         so.until_stable = true;
         so.cycles = 0;
         CHECKF(gq_schedule(fx.db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
-        mo.local_queue_metrics = true;
-        CHECKF(gq_metrics_text_ext(&text, fx.db, &mo, &err) == GQ_OK, "%s", err.msg);
-        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
-            check_has(text, lines[i]);
-        if (text)
-            check_format(text);
-        gq_free(text);
+        gq_free(scrape(fx.db, true, lines, NLINES(lines)));
     }
     teardown(&fx);
 }
@@ -339,17 +344,10 @@ static void local_queue_metrics(void)
     struct fixture fx;
     gq_error err = {0, ""};
     char *text = NULL;
-    size_t i;
 
     if (setup(&fx)) {
-        mo.local_queue_metrics = true;
-        CHECKF(gq_metrics_text_ext(&text, fx.db, &mo, &err) == GQ_OK, "%s", err.msg);
-        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
-            check_has(text, lines[i]);
-        if (text) {
-            check_format(text);
-            CHECK(strstr(text, "\nkueue_pending_workloads{cluster_queue=\"cq\"")); /* still */
-        }
+        text = scrape(fx.db, true, lines, NLINES(lines));
+        CHECK(text && strstr(text, "\nkueue_pending_workloads{cluster_queue=\"cq\"")); /* still */
         gq_free(text);
         text = NULL;
         mo.version = GQ_METRICS_OPTIONS_VERSION + 1;
@@ -380,12 +378,8 @@ static const char dws[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
                           "metadata: {name: dws}\n"
                           "spec:\n"
                           "  namespaceSelector: {}\n"
-                          "  resourceGroups:\n"
-                          "  - coveredResources: [nvidia.com/gpu]\n"
-                          "    flavors:\n"
-                          "    - name: f\n"
-                          "      resources:\n"
-                          "      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
+                          "  resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: "
+                          "f, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]}]\n"
                           "  admissionChecksStrategy:\n"
                           "    admissionChecks: [{name: dws-prov}]\n"
                           "---\n"
