@@ -133,8 +133,9 @@ def prepare(c, g, db, tmp):
     c.check(r.returncode == 0, f"submit held-1: {r.stderr}")
 
 
-def start(c, g, db, log):
-    d = subprocess.Popen([gpuqd_path(g), "--db", db, "--sim", "--listen", "127.0.0.1:0"],
+def start(c, g, db, log, *flags):
+    """gpuqd --sim serving on a free port (more flags after), and that port once it logs it."""
+    d = subprocess.Popen([gpuqd_path(g), "--db", db, "--sim", "--listen", "127.0.0.1:0", *flags],
                          stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
     port = []
 
