@@ -173,6 +173,9 @@ def check_metrics(c, g, db, port):
         return
     names = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")]
     c.check(len(names) == len(set(names)), "every family is announced once")
+    c.check("kueue_cluster_queue_resource_pending" in names and
+            not any(n.startswith("kueue_local_queue_") for n in names),
+            "resource_pending always; LocalQueue families only with --local-queue-metrics")
     pending = {}
     for wl in listed(g, db, "-A", "--status", "pending"):
         cq = wl["status"]["gpuq"]["clusterQueue"]

@@ -21,10 +21,11 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 
 from common import Checks, binary, gpuq, scratch
-from test_http import get, prometheus_parse, start, wait_for
+from test_http import get, gpuqd_path, prometheus_parse, start, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DASHBOARD = os.path.normpath(os.path.join(HERE, "../../examples/grafana/gpuq-dashboard.json"))
@@ -255,6 +256,13 @@ def check_extractor(c):
             {"x_bucket", "y"}, "metric_names sees past functions, numbers and variables")
 
 
+def check_flag(c, g, db):
+    r = subprocess.run([gpuqd_path(g), "--db", db, "--check", "--local-queue-metrics"],
+                       capture_output=True, text=True, timeout=60)
+    c.check(r.returncode == 2 and "--local-queue-metrics does not go with --check" in r.stderr,
+            f"--local-queue-metrics is refused where nothing is served: {r.returncode} {r.stderr}")
+
+
 def main():
     c = Checks()
     g = binary()
@@ -268,6 +276,7 @@ def main():
     with scratch() as tmp:
         db = os.path.join(tmp, "gpuq.db")
         prepare(c, g, db, tmp)
+        check_flag(c, g, db)
         with open(os.path.join(tmp, "gpuqd.log"), "w") as log:
             d, port = start(c, g, db, log, "--local-queue-metrics")
             if port:
