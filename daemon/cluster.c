@@ -22,7 +22,8 @@
 
 
 
-int gqd_cluster(const char *db_path, gq_cluster_options *o, const char *listen, bool json)
+int gqd_cluster(const char *db_path, gq_cluster_options *o, const char *listen,
+                const gq_metrics_options *metrics, bool json)
 {
     gq_open_options oo = GQ_OPEN_OPTIONS_INIT;
     gq_error err = {0, ""};
@@ -40,7 +41,8 @@ int gqd_cluster(const char *db_path, gq_cluster_options *o, const char *listen, 
     o->log_payload = &json;
     if ((rc = gq_db_open(&db, db_path, &oo, &err)) != GQ_OK)
         goto out;
-    if (listen && gqd_http_start(&http, listen, db_path, &ready, errbuf, sizeof(errbuf)) != 0) {
+    if (listen && gqd_http_start(&http, listen, db_path, &ready, metrics, errbuf,
+                                 sizeof(errbuf)) != 0) {
         snprintf(err.msg, sizeof(err.msg), "--listen %s: %s", listen, errbuf);
         rc = GQ_EINVALID;
         goto out;

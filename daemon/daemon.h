@@ -27,7 +27,8 @@ void gqd_log_event(const gq_event *e, bool json);
 void gqd_cluster_log(const gq_cluster_event *e, void *payload);
 
 /* Cluster mode (cluster.c): run until SIGTERM; the exit status. */
-int gqd_cluster(const char *db_path, gq_cluster_options *o, const char *listen, bool json);
+int gqd_cluster(const char *db_path, gq_cluster_options *o, const char *listen,
+                const gq_metrics_options *metrics, bool json);
 
 /*
  * The simulated cluster as the API server's autoscaler (provisioner.c):

@@ -82,6 +82,7 @@ struct gqd_http {
     pthread_mutex_t lock;   /* guards db */
     gq_db *db;              /* read-only; NULL until first use and after a storage error */
     double started;         /* process_start_time_seconds */
+    gq_metrics_options metrics; /* what /metrics exports */
     int port;
     char address[INET6_ADDRSTRLEN + 16]; /* "host:port" or "[host]:port" */
     pthread_mutex_t conn_lock;           /* guards conns, stopping and the log's counts */
@@ -436,7 +437,7 @@ static int serve_metrics(struct gqd_http *h, struct reply *r, gq_error *err)
     FILE *f;
     int rc;
 
-    if ((rc = gq_metrics_text(&text, h->db, err)) != GQ_OK)
+    if ((rc = gq_metrics_text_ext(&text, h->db, &h->metrics, err)) != GQ_OK)
         return rc;
     r->status = MHD_HTTP_OK;
     r->type = PROMETHEUS;
@@ -972,9 +973,11 @@ int gqd_http_start(struct gqd_http **out,
                    const char *listen,
                    const char *db_path,
                    volatile int *ready,
+                   const gq_metrics_options *metrics,
                    char *errbuf,
                    size_t errlen)
 {
+    static const gq_metrics_options defaults = GQ_METRICS_OPTIONS_INIT;
     struct gqd_http *h;
 
     *out = NULL;
@@ -986,6 +989,7 @@ int gqd_http_start(struct gqd_http **out,
         return -1;
     }
     h->ready = ready;
+    h->metrics = metrics ? *metrics : defaults;
     h->started = process_start();
     errno = 0;
     if (listen_on(h, listen, errbuf, errlen) != 0) {

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <gpuqueue.h>
+
 struct gqd_http;
 
 /*
@@ -18,13 +20,15 @@ struct gqd_http;
  * database at db_path. *ready (the caller's, read on every /readyz and
  * /metrics) says whether the daemon has finished its first full sync; the
  * serving thread reads it with __atomic_load_n, so set it with
- * __atomic_store_n(ready, 1, __ATOMIC_RELEASE).
+ * __atomic_store_n(ready, 1, __ATOMIC_RELEASE). metrics (copied; NULL:
+ * defaults) is what /metrics exports.
  * Returns 0, or -1 with one line in errbuf.
  */
 int gqd_http_start(struct gqd_http **out,
                    const char *listen,
                    const char *db_path,
                    volatile int *ready,
+                   const gq_metrics_options *metrics,
                    char *errbuf,
                    size_t errlen);
 

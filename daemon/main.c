@@ -37,11 +37,11 @@ static void usage(FILE *out)
     fputs("Usage: gpuqd [--db PATH] --check\n"
           "       gpuqd [--db PATH] --sim [--speed X|max] [--seed N] [--for DURATION] "
           "[--log text|json]\n"
-          "                               [--listen ADDR]\n"
+          "                               [--listen ADDR [--local-queue-metrics]]\n"
           "       gpuqd [--db PATH] [--kubeconfig FILE] [--context NAME] [--in-cluster]\n"
           "             [--leader-elect [--lease-namespace NS] [--lease-name NAME] [--identity ID]]\n"
           "             [--config FILE] [--unadmitted suspend|report] [--refusal-timeout D]\n"
-          "             [--listen ADDR] [--log FMT]\n"
+          "             [--listen ADDR [--local-queue-metrics]] [--log FMT]\n"
           "       gpuqd [--db PATH] --sim-provisioner [--kubeconfig FILE] [--context NAME] "
           "[--in-cluster]\n"
           "             [--config FILE] [--speed X] [--seed N] [--log FMT]\n\n"
@@ -57,6 +57,8 @@ static void usage(FILE *out)
           "  --log FORMAT     one line per transition: text (default) or json\n"
           "  --listen ADDR    serve /healthz, /readyz, /metrics, Kueue's visibility API and\n"
           "                   /api/v1/workloads on ADDR (127.0.0.1:8080, :8080, [::1]:0)\n"
+          "  --local-queue-metrics  /metrics also carries Kueue's kueue_local_queue_*\n"
+          "                   families (Kueue's LocalQueueMetrics; off by default)\n"
           "\nCluster mode (chosen by --kubeconfig, --context, --in-cluster, KUBECONFIG, or a pod's\n"
           "environment): watch the API server, admit suspended labelled Jobs, create their\n"
           "ProvisioningRequests, unsuspend them when capacity arrives.\n"
@@ -116,7 +118,8 @@ static int log_event(const gq_run_event *e, void *payload)
 }
 
 /* The HTTP endpoints on the same file (the default one when path is NULL). */
-static int start_http(struct gqd_http **h, const char *listen, const char *path)
+static int start_http(struct gqd_http **h, const char *listen, const char *path,
+                      const gq_metrics_options *metrics)
 {
     gq_error err = {0, ""};
     char errbuf[256], *def = NULL;
@@ -126,7 +129,8 @@ static int start_http(struct gqd_http **h, const char *listen, const char *path)
         fprintf(stderr, "gpuqd: error: %s\n", err.msg);
         return -1;
     }
-    rc = gqd_http_start(h, listen, path ? path : def, &http_ready, errbuf, sizeof(errbuf));
+    rc = gqd_http_start(h, listen, path ? path : def, &http_ready, metrics, errbuf,
+                        sizeof(errbuf));
     gq_free(def);
     if (rc != 0) {
         fprintf(stderr, "gpuqd: error: %s\n", errbuf);
@@ -136,7 +140,8 @@ static int start_http(struct gqd_http **h, const char *listen, const char *path)
     return 0;
 }
 
-static int sim(const char *path, gq_run_options *o, bool json, const char *listen)
+static int sim(const char *path, gq_run_options *o, bool json, const char *listen,
+               const gq_metrics_options *metrics)
 {
     gq_error err = {0, ""};
     gq_run_stats st;
@@ -146,7 +151,7 @@ static int sim(const char *path, gq_run_options *o, bool json, const char *liste
 
     gqd_signals(false); /* no configuration to reload in this mode */
     o->stop = &gqd_stop_requested;
-    if ((rc = open_db(path, &db, &err)) == GQ_OK && listen && start_http(&http, listen, path)) {
+    if ((rc = open_db(path, &db, &err)) == GQ_OK && listen && start_http(&http, listen, path, metrics)) {
         gq_db_close(db);
         return EXIT_FAILURE;
     }
@@ -227,7 +232,8 @@ static int cluster_flag(int argc, char **argv, int *i, gq_cluster_options *c, bo
 }
 
 /* Cluster mode: asked for by a flag, KUBECONFIG, or a pod's environment. */
-static int cluster(const char *path, gq_cluster_options *c, const char *listen, bool json)
+static int cluster(const char *path, gq_cluster_options *c, const char *listen,
+                   const gq_metrics_options *metrics, bool json)
 {
     gq_error err = {0, ""};
     char *def = NULL;
@@ -237,7 +243,7 @@ static int cluster(const char *path, gq_cluster_options *c, const char *listen, 
         fprintf(stderr, "gpuqd: error: %s\n", err.msg);
         return EXIT_FAILURE;
     }
-    rc = gqd_cluster(path ? path : def, c, listen, json);
+    rc = gqd_cluster(path ? path : def, c, listen, metrics, json);
     gq_free(def);
     return rc;
 }
@@ -268,6 +274,7 @@ int main(int argc, char **argv)
 {
     gq_run_options o = GQ_RUN_OPTIONS_INIT;
     gq_cluster_options co = GQ_CLUSTER_OPTIONS_INIT;
+    gq_metrics_options mo = GQ_METRICS_OPTIONS_INIT;
     gq_error err = {0, ""};
     const char *path = NULL, *v, *log = "text", *listen = NULL;
     bool kube = false;
@@ -310,6 +317,8 @@ int main(int argc, char **argv)
             log = v;
         } else if ((v = value(argc, argv, &i, "--listen"))) {
             listen = v;
+        } else if (strcmp(argv[i], "--local-queue-metrics") == 0) {
+            mo.local_queue_metrics = true;
         } else if ((rc = cluster_flag(argc, argv, &i, &co, &kube)) != 0) {
             if (rc < 0)
                 return 2;
@@ -325,19 +334,20 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (listen && (mode == 1 || mode == 3)) {
-        fprintf(stderr, "gpuqd: error: --listen does not go with %s\n",
+    if ((listen || mo.local_queue_metrics) && (mode == 1 || mode == 3)) {
+        fprintf(stderr, "gpuqd: error: %s does not go with %s\n",
+                listen ? "--listen" : "--local-queue-metrics",
                 mode == 1 ? "--check" : "--sim-provisioner");
         return 2;
     }
     if (mode == 1)
         return check(path);
     if (mode == 2)
-        return sim(path, &o, strcmp(log, "json") == 0, listen);
+        return sim(path, &o, strcmp(log, "json") == 0, listen, &mo);
     if (mode == 3)
         return provisioner(path, &co, &o, strcmp(log, "json") == 0);
     if (kube || gq_kube_wanted(&co.target))
-        return cluster(path, &co, listen, strcmp(log, "json") == 0);
+        return cluster(path, &co, listen, &mo, strcmp(log, "json") == 0);
     usage(stderr);
     return 2;
 }

@@ -5,7 +5,9 @@
  * then a drain. The numbers are checked against what admission did and
  * against gq_workload_list's positions; the text against the exposition
  * format's rules (every family announced once, before its samples, and
- * every line a comment or a sample).
+ * every line a comment or a sample). The LocalQueue families come only when
+ * asked for; the admission checks' wait is measured on a queue with a
+ * ProvisioningRequest check whose provider this test plays through SQLite.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <gpuqueue.h>
+#include <sqlite3.h>
 
 #include "test.h"
 
@@ -195,6 +198,25 @@ static void check_has(const char *text, const char *line)
     CHECKF(strstr(text, want) != NULL, "missing line: %s", line);
 }
 
+#define NLINES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The scrape (LocalQueue families or not), with every line of want, in the format; NULL if none. */
+static char *scrape(gq_db *db, bool local_queues, const char *const *want, size_t n)
+{
+    gq_metrics_options mo = GQ_METRICS_OPTIONS_INIT;
+    gq_error err = {0, ""};
+    char *text = NULL;
+    size_t i;
+
+    mo.local_queue_metrics = local_queues;
+    CHECKF(gq_metrics_text_ext(&text, db, &mo, &err) == GQ_OK, "%s", err.msg);
+    for (i = 0; text && i < n; i++)
+        check_has(text, want[i]);
+    if (text)
+        check_format(text);
+    return text;
+}
+
 static void metrics_after_schedule(void)
 {
     static const char *const lines[] = {
@@ -229,22 +251,28 @@ static void metrics_after_schedule(void)
         "kueue_cluster_queue_lending_limit{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
         "resource=\"cpu\"} +Inf",
         "gpuq_provisioning_requests{cluster_queue=\"cq\",state=\"Created\"} 0",
+        /* j2 and j3 wait in cq, j5 in held; cpu in cores, asked for even where no quota is. */
+        "kueue_cluster_queue_resource_pending{cluster_queue=\"cq\",resource=\"cpu\"} 1",
+        "kueue_cluster_queue_resource_pending{cluster_queue=\"cq\",resource=\"nvidia.com/gpu\"} 2",
+        "kueue_cluster_queue_resource_pending{cluster_queue=\"held\",resource=\"cpu\"} 0.5",
+        "kueue_cluster_queue_resource_pending{cluster_queue=\"held\",resource=\"nvidia.com/gpu\"} 1",
+        "# TYPE kueue_cluster_queue_resource_pending gauge",
+        "# TYPE kueue_admission_checks_wait_time_seconds histogram",
         "# TYPE kueue_admission_wait_time_seconds histogram",
         "# TYPE kueue_evicted_workloads_total counter",
     };
     struct fixture fx;
-    gq_error err = {0, ""};
     char *text = NULL;
-    size_t i;
 
     if (setup(&fx)) {
-        CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
-        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
-            check_has(text, lines[i]);
+        text = scrape(fx.db, false, lines, NLINES(lines));
         if (text) {
-            check_format(text);
             /* Nothing was evicted: the family is announced, with no samples. */
             CHECK(strstr(text, "\nkueue_evicted_workloads_total{") == NULL);
+            /* No queue has admission checks: Kueue observes no wait for them. */
+            CHECK(strstr(text, "\nkueue_admission_checks_wait_time_seconds_") == NULL);
+            /* LocalQueue metrics are asked for, as Kueue's gate is turned on. */
+            CHECK(strstr(text, "kueue_local_queue_") == NULL);
             CHECK(strstr(text, "\\n- \"active\"") != NULL);     /* HELP keeps its quotes */
             CHECK(strstr(text, "status'.\\n'status'") != NULL); /* and escapes newlines */
         }
@@ -264,12 +292,14 @@ static void metrics_after_drain(void)
         "kueue_cluster_queue_status{cluster_queue=\"cq\",status=\"pending\"} 1",
         "kueue_cluster_queue_resource_usage{cohort=\"team\",cluster_queue=\"cq\",flavor=\"f\","
         "resource=\"nvidia.com/gpu\"} 0",
+        "kueue_cluster_queue_resource_pending{cluster_queue=\"cq\",resource=\"nvidia.com/gpu\"} 4",
+        "kueue_local_queue_evicted_workloads_total{name=\"q\",namespace=\"default\","
+        "reason=\"ClusterQueueStopped\"} 2",
+        "kueue_local_queue_status{name=\"q\",namespace=\"default\",active=\"False\"} 1",
     };
     gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
     struct fixture fx;
     gq_error err = {0, ""};
-    char *text = NULL;
-    size_t i;
 
     if (setup(&fx)) {
         CHECKF(gq_queue_set_stop_policy(fx.db, "clusterqueue", NULL, "cq", "HoldAndDrain", &err) ==
@@ -278,13 +308,145 @@ static void metrics_after_drain(void)
         so.until_stable = true;
         so.cycles = 0;
         CHECKF(gq_schedule(fx.db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
-        CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
-        for (i = 0; text && i < sizeof(lines) / sizeof(lines[0]); i++)
-            check_has(text, lines[i]);
-        if (text)
-            check_format(text);
-        gq_free(text);
+        gq_free(scrape(fx.db, true, lines, NLINES(lines)));
     }
+    teardown(&fx);
+}
+
+/* The same schedule per LocalQueue: q (cq) admits two and holds two, hq (held) holds j5. */
+static void local_queue_metrics(void)
+{
+    static const char *const lines[] = {
+        "kueue_local_queue_pending_workloads{name=\"q\",namespace=\"default\",status=\"active\"} 2",
+        "kueue_local_queue_pending_workloads{name=\"hq\",namespace=\"default\","
+        "status=\"inadmissible\"} 1",
+        "kueue_local_queue_reserving_active_workloads{name=\"q\",namespace=\"default\"} 2",
+        "kueue_local_queue_admitted_active_workloads{name=\"q\",namespace=\"default\"} 2",
+        "kueue_local_queue_admitted_active_workloads{name=\"hq\",namespace=\"default\"} 0",
+        "kueue_local_queue_quota_reserved_workloads_total{name=\"q\",namespace=\"default\"} 2",
+        "kueue_local_queue_admitted_workloads_total{name=\"q\",namespace=\"default\"} 2",
+        "kueue_local_queue_quota_reserved_wait_time_seconds_bucket{name=\"q\","
+        "namespace=\"default\",le=\"+Inf\"} 2",
+        "kueue_local_queue_admission_wait_time_seconds_count{name=\"q\",namespace=\"default\"} 2",
+        "kueue_local_queue_status{name=\"q\",namespace=\"default\",active=\"True\"} 1",
+        "kueue_local_queue_status{name=\"q\",namespace=\"default\",active=\"Unknown\"} 0",
+        "kueue_local_queue_status{name=\"hq\",namespace=\"default\",active=\"False\"} 1",
+        "kueue_local_queue_resource_reservation{name=\"q\",namespace=\"default\",flavor=\"f\","
+        "resource=\"cpu\"} 1",
+        "kueue_local_queue_resource_usage{name=\"q\",namespace=\"default\",flavor=\"f\","
+        "resource=\"nvidia.com/gpu\"} 2",
+        "kueue_local_queue_resource_usage{name=\"hq\",namespace=\"default\",flavor=\"f\","
+        "resource=\"nvidia.com/gpu\"} 0",
+        "# TYPE kueue_local_queue_evicted_workloads_total counter",
+        "# TYPE kueue_local_queue_admission_checks_wait_time_seconds histogram",
+    };
+    gq_metrics_options mo = GQ_METRICS_OPTIONS_INIT;
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *text = NULL;
+
+    if (setup(&fx)) {
+        text = scrape(fx.db, true, lines, NLINES(lines));
+        CHECK(text && strstr(text, "\nkueue_pending_workloads{cluster_queue=\"cq\"")); /* still */
+        gq_free(text);
+        text = NULL;
+        mo.version = GQ_METRICS_OPTIONS_VERSION + 1;
+        CHECK(gq_metrics_text_ext(&text, fx.db, &mo, &err) == GQ_EINVALID && text == NULL);
+    }
+    teardown(&fx);
+}
+
+/* ------------------------------------------------------ admission checks */
+
+static const char dws[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                          "kind: ProvisioningRequestConfig\n"
+                          "metadata: {name: dws-config}\n"
+                          "spec:\n"
+                          "  provisioningClassName: queued-provisioning.gke.io\n"
+                          "  managedResources: [nvidia.com/gpu]\n"
+                          "---\n"
+                          "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                          "kind: AdmissionCheck\n"
+                          "metadata: {name: dws-prov}\n"
+                          "spec:\n"
+                          "  controllerName: kueue.x-k8s.io/provisioning-request\n"
+                          "  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, "
+                          "name: dws-config}\n"
+                          "---\n"
+                          "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                          "kind: ClusterQueue\n"
+                          "metadata: {name: dws}\n"
+                          "spec:\n"
+                          "  namespaceSelector: {}\n"
+                          "  resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: "
+                          "f, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]}]\n"
+                          "  admissionChecksStrategy:\n"
+                          "    admissionChecks: [{name: dws-prov}]\n"
+                          "---\n"
+                          "apiVersion: kueue.x-k8s.io/v1beta2\n"
+                          "kind: LocalQueue\n"
+                          "metadata: {name: dq, namespace: default}\n"
+                          "spec: {clusterQueue: dws}\n";
+
+/* SQL on the fixture's file through a connection of the test's own: the provider's part. */
+static void provider(const struct fixture *fx, const char *sql)
+{
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+
+    CHECK(sqlite3_open(fx->path, &db) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 60000);
+    CHECKF(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql, msg);
+    sqlite3_free(msg);
+    sqlite3_close(db);
+}
+
+/*
+ * The database's clock stands still (speed 0) while j6 reserves quota in dws
+ * and waits for its ProvisioningRequest; it is moved 30 s on, the provider
+ * says Provisioned and the next cycle admits j6: one observation of 30 s,
+ * whatever the machine's speed.
+ */
+static void admission_checks_wait(void)
+{
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_job_spec job = GQ_JOB_SPEC_INIT;
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *text = NULL, *name = NULL;
+
+    so.until_stable = true;
+    so.cycles = 0;
+    if (!setup(&fx))
+        goto out;
+    provider(&fx, "INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) "
+                  "VALUES (1, 1767225600000, 1767225600000, 0)");
+    CHECKF(gq_apply_buffer(fx.db, dws, strlen(dws), "dws", NULL, NULL, NULL, &err) == GQ_OK,
+           "%s", err.msg);
+    job.name = "j6";
+    job.queue = "dq";
+    job.gpus = "1";
+    CHECKF(gq_job_submit(fx.db, &job, NULL, &name, &err) == GQ_OK, "%s", err.msg);
+    CHECKF(gq_schedule(fx.db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
+    provider(&fx, "UPDATE clock SET virtual_ms = virtual_ms + 30000;"
+                  "UPDATE provisioning_requests SET status = '{\"conditions\":[{\"type\":"
+                  "\"Provisioned\",\"status\":\"True\"}]}' WHERE deleted_at IS NULL");
+    CHECKF(gq_schedule(fx.db, &so, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
+    CHECKF(gq_metrics_text(&text, fx.db, &err) == GQ_OK, "%s", err.msg);
+    check_has(text, "kueue_admission_checks_wait_time_seconds_count{cluster_queue=\"dws\"} 1");
+    check_has(text, "kueue_admission_checks_wait_time_seconds_bucket{cluster_queue=\"dws\","
+                    "le=\"20\"} 0");
+    check_has(text, "kueue_admission_checks_wait_time_seconds_bucket{cluster_queue=\"dws\","
+                    "le=\"40\"} 1");
+    check_has(text, "kueue_admission_checks_wait_time_seconds_sum{cluster_queue=\"dws\"} 30.000");
+    check_has(text, "kueue_admitted_workloads_total{cluster_queue=\"dws\"} 1");
+    /* Reserved and admitted at once, as cq's were: no observation there. */
+    CHECK(text && !strstr(text, "kueue_admission_checks_wait_time_seconds_count{cluster_queue=\"cq\""));
+    if (text)
+        check_format(text);
+out:
+    gq_free(text);
+    gq_free(name);
     teardown(&fx);
 }
 
@@ -418,6 +580,8 @@ int main(void)
 {
     TEST_RUN(metrics_after_schedule);
     TEST_RUN(metrics_after_drain);
+    TEST_RUN(local_queue_metrics);
+    TEST_RUN(admission_checks_wait);
     TEST_RUN(pending_pages);
     TEST_RUN(pending_errors);
     TEST_RUN(empty_database);

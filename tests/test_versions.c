@@ -244,6 +244,19 @@ static int call_schedule(gq_db *db, unsigned int v, gq_error *err)
     return gq_schedule(db, &o, NULL, NULL, NULL, err);
 }
 
+static int call_metrics(gq_db *db, unsigned int v, gq_error *err)
+{
+    gq_metrics_options o = GQ_METRICS_OPTIONS_INIT;
+    char *text = NULL;
+    int rc;
+
+    o.version = v;
+    o.local_queue_metrics = true;
+    rc = gq_metrics_text_ext(&text, db, &o, err);
+    gq_free(text);
+    return rc;
+}
+
 static int call_simulate(gq_db *db, unsigned int v, gq_error *err)
 {
     gq_simulate_options o = GQ_SIMULATE_OPTIONS_INIT;
@@ -311,6 +324,8 @@ static const struct row {
      GQ_OK, NULL},
     {"gq_run", "gq_run_options", GQ_RUN_OPTIONS_VERSION, call_run, GQ_OK, NULL},
     {"gq_schedule", "gq_schedule_options", GQ_SCHEDULE_OPTIONS_VERSION, call_schedule, GQ_OK, NULL},
+    {"gq_metrics_text_ext", "gq_metrics_options", GQ_METRICS_OPTIONS_VERSION, call_metrics, GQ_OK,
+     NULL},
     {"gq_simulate", "gq_simulate_options", GQ_SIMULATE_OPTIONS_VERSION, call_simulate, GQ_OK, NULL},
     {"gq_cluster_run", "gq_cluster_options", GQ_CLUSTER_OPTIONS_VERSION, call_cluster_run,
      GQ_EINVALID, "no-such-kubeconfig: no such file"},

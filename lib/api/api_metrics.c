@@ -203,6 +203,10 @@ static const struct family resources[] = {
     {"kueue_cluster_queue_resource_reservation", "gauge",
      "Reports the cluster_queue's total resource reservation within all the flavors",
      RESOURCE_LABELS, GQ_METRIC_RESERVATION},
+    {"kueue_cluster_queue_resource_pending", "gauge",
+     "Reports the cluster_queue's total pending resource requests. Unlike resource_reservation, "
+     "pending workloads have not yet been assigned to flavors.",
+     {"cluster_queue", "resource", NULL}, GQ_METRIC_RESOURCE_PENDING},
     {"kueue_cluster_queue_resource_usage", "gauge",
      "Reports the cluster_queue's total resource usage within all the flavors", RESOURCE_LABELS,
      GQ_METRIC_USAGE},
@@ -222,6 +226,68 @@ static const struct family resources[] = {
      "any",
      {"cluster_queue", "state", NULL},
      GQ_METRIC_PROVREQS},
+};
+
+/* clang-format off */
+#define LQ_RESOURCE_LABELS {"name", "namespace", "flavor", "resource", NULL}
+/* clang-format on */
+
+/*
+ * Kueue's LocalQueue metrics (its LocalQueueMetrics gate), the ClusterQueue
+ * families above per LocalQueue, before their histograms, in output order.
+ */
+static const struct family lq_counts[] = {
+    {"kueue_local_queue_pending_workloads",
+     "gauge",
+     "The number of pending workloads, per 'local_queue' and 'status'.\n'status' can have "
+     "the following values:\n- \"active\" means that the workloads are in the admission "
+     "queue.\n- \"inadmissible\" means that they wait for something else to change: a missing "
+     "or stopped queue, or a backoff.",
+     {"name", "namespace", "status", NULL},
+     GQ_METRIC_LQ_PENDING},
+    {"kueue_local_queue_reserving_active_workloads",
+     "gauge",
+     "The number of Workloads that are reserving quota, per 'localQueue'",
+     {"name", "namespace", NULL},
+     GQ_METRIC_LQ_RESERVING},
+    {"kueue_local_queue_admitted_active_workloads",
+     "gauge",
+     "The number of admitted Workloads that are active, per 'localQueue'",
+     {"name", "namespace", NULL},
+     GQ_METRIC_LQ_ADMITTED_ACTIVE},
+    {"kueue_local_queue_quota_reserved_workloads_total",
+     "counter",
+     "The total number of quota reserved workloads per 'local_queue'",
+     {"name", "namespace", NULL},
+     GQ_METRIC_LQ_QUOTA_RESERVED},
+    {"kueue_local_queue_admitted_workloads_total",
+     "counter",
+     "The total number of admitted workloads per 'local_queue'",
+     {"name", "namespace", NULL},
+     GQ_METRIC_LQ_ADMITTED},
+    {"kueue_local_queue_evicted_workloads_total",
+     "counter",
+     "The number of evicted workloads per 'local_queue' and 'reason' (Preempted, "
+     "AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
+     {"name", "namespace", "reason", NULL},
+     GQ_METRIC_LQ_EVICTED},
+};
+
+/* The LocalQueue families after their histograms, in output order. */
+static const struct family lq_states[] = {
+    {"kueue_local_queue_status",
+     "gauge",
+     "Reports 'localQueue' with its 'active' status (with possible values 'True', 'False', or "
+     "'Unknown').\nFor a LocalQueue, the metric only reports a value of 1 for one of the "
+     "statuses.",
+     {"name", "namespace", "active", NULL},
+     GQ_METRIC_LQ_STATUS},
+    {"kueue_local_queue_resource_reservation", "gauge",
+     "Reports the localQueue's total resource reservation within all the flavors",
+     LQ_RESOURCE_LABELS, GQ_METRIC_LQ_RESERVATION},
+    {"kueue_local_queue_resource_usage", "gauge",
+     "Reports the localQueue's total resource usage within all the flavors", LQ_RESOURCE_LABELS,
+     GQ_METRIC_LQ_USAGE},
 };
 
 struct metrics {
@@ -265,10 +331,9 @@ struct hist {
     int64_t sum_ms;
 };
 
-static void hist_flush(struct hist *h, const char *cq)
+/* The queue in hand's samples, labelled with its n label values, then a fresh start. */
+static void hist_flush(struct hist *h, const char *const *label, const char *const *value, int n)
 {
-    static const char *const label[] = {"cluster_queue"};
-    const char *value[] = {cq};
     char le[32], series[128];
     int64_t cum = 0;
     size_t i;
@@ -279,17 +344,17 @@ static void hist_flush(struct hist *h, const char *cq)
     for (i = 0; i < GQ__WAIT_NBUCKETS; i++) {
         cum += h->bucket[i];
         snprintf(le, sizeof(le), "le=\"%g\"", (double)gq__wait_buckets_ms[i] / 1000.0);
-        sample_start(&h->out, series, label, value, 1, le);
+        sample_start(&h->out, series, label, value, n, le);
         gq__str_printf(&h->out, " %lld\n", (long long)cum);
     }
-    sample_start(&h->out, series, label, value, 1, "le=\"+Inf\"");
+    sample_start(&h->out, series, label, value, n, "le=\"+Inf\"");
     gq__str_printf(&h->out, " %lld\n", (long long)h->count);
     snprintf(series, sizeof(series), "%s_sum", h->name);
-    sample_start(&h->out, series, label, value, 1, NULL);
+    sample_start(&h->out, series, label, value, n, NULL);
     gq__str_printf(&h->out, " %lld.%03lld\n", (long long)(h->sum_ms / 1000),
                (long long)(h->sum_ms % 1000));
     snprintf(series, sizeof(series), "%s_count", h->name);
-    sample_start(&h->out, series, label, value, 1, NULL);
+    sample_start(&h->out, series, label, value, n, NULL);
     gq__str_printf(&h->out, " %lld\n", (long long)h->count);
     memset(h->bucket, 0, sizeof(h->bucket));
     h->count = h->sum_ms = 0;
@@ -310,44 +375,77 @@ static void hist_observe(struct hist *h, int64_t ms)
     h->sum_ms = ms > INT64_MAX - h->sum_ms ? INT64_MAX : h->sum_ms + ms;
 }
 
-/* Both wait histograms, filled in one pass over the events ordered by queue. */
+/*
+ * The three wait histograms of one grouping, per ClusterQueue or per
+ * LocalQueue, filled in one pass over the events ordered by queue.
+ */
 struct waits {
-    char cq[256];     /* the queue in hand; "" before the first row */
-    struct hist h[2]; /* quota reserved, admitted */
+    bool by_lq;
+    char key[2][256]; /* the queue in hand: ClusterQueue, or LocalQueue and namespace */
+    struct hist h[3]; /* quota reserved, admitted, admission checks */
 };
+
+static void waits_flush(struct waits *w)
+{
+    static const char *const cq_label[] = {"cluster_queue"};
+    static const char *const lq_label[] = {"name", "namespace"};
+    const char *value[] = {w->key[0], w->key[1]};
+    int k;
+
+    for (k = 0; k < 3; k++)
+        hist_flush(&w->h[k], w->by_lq ? lq_label : cq_label, value, w->by_lq ? 2 : 1);
+}
 
 static int wait_row(const struct gq_wait_row *r, void *payload)
 {
     struct waits *w = payload;
+    const char *k0 = w->by_lq ? r->local_queue : r->cluster_queue;
+    const char *k1 = w->by_lq && r->namespace ? r->namespace : "";
 
-    if (strcmp(r->cluster_queue, w->cq) != 0) {
-        hist_flush(&w->h[0], w->cq);
-        hist_flush(&w->h[1], w->cq);
-        snprintf(w->cq, sizeof(w->cq), "%s", r->cluster_queue);
+    if (strcmp(k0, w->key[0]) != 0 || strcmp(k1, w->key[1]) != 0) {
+        waits_flush(w);
+        snprintf(w->key[0], sizeof(w->key[0]), "%s", k0);
+        snprintf(w->key[1], sizeof(w->key[1]), "%s", k1);
     }
     if (r->reserved)
         hist_observe(&w->h[0], r->wait_ms);
     if (r->admitted)
         hist_observe(&w->h[1], r->wait_ms);
-    return w->h[0].out.failed || w->h[1].out.failed ? GQ_ENOMEM : 0;
+    if (r->checked)
+        hist_observe(&w->h[2], r->checks_ms);
+    return w->h[0].out.failed || w->h[1].out.failed || w->h[2].out.failed ? GQ_ENOMEM : 0;
 }
 
-static int emit_histograms(struct gq_store *st, struct metrics *m, gq_error *err)
+/* Kueue's names and help, per ClusterQueue ([0]) and per LocalQueue ([1]). */
+static const struct {
+    const char *name[2];
+    const char *help;
+} wait_families[3] = {
+    {{"kueue_quota_reserved_wait_time_seconds", "kueue_local_queue_quota_reserved_wait_time_seconds"},
+     "The time between a workload was created or requeued until it got quota reservation, per "},
+    {{"kueue_admission_wait_time_seconds", "kueue_local_queue_admission_wait_time_seconds"},
+     "The time between a workload was created or requeued until admission, per "},
+    {{"kueue_admission_checks_wait_time_seconds",
+      "kueue_local_queue_admission_checks_wait_time_seconds"},
+     "The time from when a workload got the quota reservation until admission, per "},
+};
+
+static int emit_histograms(struct gq_store *st, struct metrics *m, bool by_lq, gq_error *err)
 {
     struct waits w;
+    char help[160];
     int k, rc;
 
     memset(&w, 0, sizeof(w));
-    w.h[0].name = "kueue_quota_reserved_wait_time_seconds";
-    w.h[0].help = "The time between a workload was created or requeued until it got quota "
-                  "reservation, per 'cluster_queue'";
-    w.h[1].name = "kueue_admission_wait_time_seconds";
-    w.h[1].help = "The time between a workload was created or requeued until admission, per "
-                  "'cluster_queue'";
-    rc = gq__store_waits(st, wait_row, &w, err);
-    for (k = 0; k < 2; k++) {
-        hist_flush(&w.h[k], w.cq);
-        family_header(&m->b, w.h[k].name, "histogram", w.h[k].help);
+    w.by_lq = by_lq;
+    for (k = 0; k < 3; k++)
+        w.h[k].name = wait_families[k].name[by_lq];
+    rc = gq__store_waits(st, by_lq, wait_row, &w, err);
+    waits_flush(&w);
+    for (k = 0; k < 3; k++) {
+        snprintf(help, sizeof(help), "%s'%s'", wait_families[k].help,
+                 by_lq ? "local_queue" : "cluster_queue");
+        family_header(&m->b, w.h[k].name, "histogram", help);
         if (w.h[k].out.p)
             gq__str_add(&m->b, w.h[k].out.p, w.h[k].out.len);
         if (w.h[k].out.failed)
@@ -388,10 +486,24 @@ static int emit_status(gq_db *db, struct metrics *m, gq_error *err)
 
 /* ---------------------------------------------------------- gq_metrics_text */
 
+#define NFAMILIES(a) (sizeof(a) / sizeof((a)[0]))
+
 struct metrics_args {
     gq_db *db;
     struct metrics *m;
+    bool local_queues;
 };
+
+/* Kueue's LocalQueue families, after the ClusterQueue ones. */
+static int emit_local_queues(struct gq_store *st, struct metrics *m, gq_error *err)
+{
+    int rc;
+
+    if ((rc = emit_families(st, m, lq_counts, NFAMILIES(lq_counts), err)) != GQ_OK ||
+        (rc = emit_histograms(st, m, true, err)) != GQ_OK)
+        return rc;
+    return emit_families(st, m, lq_states, NFAMILIES(lq_states), err);
+}
 
 static int metrics_txn(struct gq_store *st, void *payload, gq_error *err)
 {
@@ -403,20 +515,26 @@ static int metrics_txn(struct gq_store *st, void *payload, gq_error *err)
     if (m->b.p)
         m->b.p[0] = '\0';
     m->now = gq__store_now(st);
-    if ((rc = emit_families(st, m, counts, sizeof(counts) / sizeof(counts[0]), err)) != GQ_OK ||
-        (rc = emit_histograms(st, m, err)) != GQ_OK || (rc = emit_status(a->db, m, err)) != GQ_OK)
+    if ((rc = emit_families(st, m, counts, NFAMILIES(counts), err)) != GQ_OK ||
+        (rc = emit_histograms(st, m, false, err)) != GQ_OK ||
+        (rc = emit_status(a->db, m, err)) != GQ_OK ||
+        (rc = emit_families(st, m, resources, NFAMILIES(resources), err)) != GQ_OK)
         return rc;
-    return emit_families(st, m, resources, sizeof(resources) / sizeof(resources[0]), err);
+    return a->local_queues ? emit_local_queues(st, m, err) : GQ_OK;
 }
 
-int gq_metrics_text(char **out, gq_db *db, gq_error *err)
+int gq_metrics_text_ext(char **out, gq_db *db, const gq_metrics_options *opts, gq_error *err)
 {
     struct metrics m;
-    struct metrics_args a = {db, &m};
+    struct metrics_args a = {db, &m, false};
     int rc;
 
     GQ_ASSERT_ARG(out && db);
     *out = NULL;
+    if (opts && (rc = gq__version_check(opts->version, GQ_METRICS_OPTIONS_VERSION,
+                                        "gq_metrics_options", err)) != GQ_OK)
+        return rc;
+    a.local_queues = opts && opts->local_queue_metrics;
     memset(&m, 0, sizeof(m));
     rc = gq__store_read(db->st, metrics_txn, &a, err);
     if (rc != GQ_OK) {
@@ -424,6 +542,11 @@ int gq_metrics_text(char **out, gq_db *db, gq_error *err)
         return m.b.failed ? gq__error(err, GQ_ENOMEM, "out of memory") : rc;
     }
     return buf_finish(&m.b, out, err);
+}
+
+int gq_metrics_text(char **out, gq_db *db, gq_error *err)
+{
+    return gq_metrics_text_ext(out, db, NULL, err);
 }
 
 /* ---------------------------------------------------------- gq_pending_json */

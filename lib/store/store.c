@@ -29,6 +29,7 @@
 
 #include "error.h"
 #include "os.h"
+#include "quota.h"
 #include "store.h"
 #include "store_int.h"
 #include "store_migrations.h"
@@ -399,6 +400,19 @@ static int precreate(const char *path, gq_error *err)
     return GQ_OK;
 }
 
+/*
+ * gq_gpu_resource(name) in SQL: 1 when the resource counts as GPUs
+ * (gq__gpu_resource: .../gpu, MIG slices, shared GPUs), so that statements
+ * apply the one rule the GPUS column and the metrics apply.
+ */
+static void sql_gpu_resource(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const unsigned char *name = sqlite3_value_text(argv[0]);
+
+    (void)argc;
+    sqlite3_result_int(ctx, name && gq__gpu_resource((const char *)name));
+}
+
 static int configure(struct gq_store *st, const struct gq_store_options *opts, gq_error *err)
 {
     sqlite3_stmt *stmt;
@@ -411,6 +425,11 @@ static int configure(struct gq_store *st, const struct gq_store_options *opts, g
     sqlite3_wal_hook(st->db, wal_hook, st);
     /* Closing must not checkpoint: that is an fsync of the database per gpuq run. */
     sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+    rc = sqlite3_create_function_v2(st->db, "gq_gpu_resource", 1,
+                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                    sql_gpu_resource, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return gq__store_sqlerr(st, rc, err, "gq_gpu_resource");
     /*
      * A bulk submit writes every job in one transaction; with SQLite's default
      * 2 MB cache the dirty pages spill into the WAL over and over (100,000

@@ -915,17 +915,24 @@ struct obj_query {
     "FROM workloads WHERE state IN " GQ_SQL_HOLDS_QUOTA " AND " where                              \
     " GROUP BY " by
 
+/*
+ * Why the ClusterQueue cq cannot admit (Kueue's Active condition False: its
+ * reason and message), NULL when it can. The LocalQueue status metric reads it too.
+ */
+#define CQ_INACTIVE                                                                                \
+    "CASE WHEN cq.stop_policy <> 'None' THEN 'Stopped: is stopped' "                               \
+    "ELSE coalesce((SELECT 'FlavorNotFound: references missing ResourceFlavor ' || q.flavor "     \
+    "  FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = cq.name "                   \
+    "  AND q.flavor NOT IN (SELECT name FROM resource_flavors) LIMIT 1), "                         \
+    " (SELECT 'AdmissionCheckNotFound: references missing AdmissionCheck ' || (c.value ->> 'name') " \
+    "  FROM json_each(cq.spec, '$.spec.admissionChecksStrategy.admissionChecks') c "               \
+    "  WHERE (c.value ->> 'name') NOT IN (SELECT name FROM admission_checks) LIMIT 1)) END"
+
 static const struct obj_query obj_queries[] = {
     {GQ_KIND_CLUSTER_QUEUE,
      "WITH " CQ_PENDING ", live(q, r, a) AS MATERIALIZED (" LIVE_COUNTS("cluster_queue", "1") ") "
      "SELECT NULL, cq.name, NULL, cq.cohort, cq.strategy, cq.stop_policy, NULL, "
-     "CASE WHEN cq.stop_policy <> 'None' THEN 'Stopped: is stopped' "
-     "ELSE coalesce((SELECT 'FlavorNotFound: references missing ResourceFlavor ' || q.flavor "
-     "  FROM quotas q WHERE q.owner_kind = 'ClusterQueue' AND q.owner = cq.name "
-     "  AND q.flavor NOT IN (SELECT name FROM resource_flavors) LIMIT 1), "
-     " (SELECT 'AdmissionCheckNotFound: references missing AdmissionCheck ' || (c.value ->> 'name') "
-     "  FROM json_each(cq.spec, '$.spec.admissionChecksStrategy.admissionChecks') c "
-     "  WHERE (c.value ->> 'name') NOT IN (SELECT name FROM admission_checks) LIMIT 1)) END, "
+     CQ_INACTIVE ", "
      "coalesce(pend.n, 0), coalesce(live.r, 0), coalesce(live.a, 0), cq.created_at "
      "FROM cluster_queues cq LEFT JOIN pend ON pend.q = cq.name "
      "LEFT JOIN live ON live.q = cq.name ORDER BY cq.name",
@@ -1166,7 +1173,8 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
 /* ================================================================= metrics */
 
 /* Kueue accounts cpu in milli-units and reports cores; everything else as it is. */
-#define UNITS(x) "CASE WHEN q.resource = 'cpu' THEN (" x ") / 1000.0 ELSE (" x ") END"
+#define UNITS_OF(r, x) "CASE WHEN " r " = 'cpu' THEN (" x ") / 1000.0 ELSE (" x ") END"
+#define UNITS(x) UNITS_OF("q.resource", x)
 
 /* One row per ClusterQueue quota (flavor, resource), with the value expression v. */
 #define RESOURCE_SQL(v)                                                                            \
@@ -1179,11 +1187,47 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
     "WHERE u.cluster_queue = q.owner AND u.flavor = q.flavor AND u.resource = q.resource "         \
     "AND w.state IN " states ")"
 
+/*
+ * One row per LocalQueue and quota (flavor, resource) of its ClusterQueue:
+ * what its workloads in these states use, summed in one grouped pass.
+ */
+#define LQ_RESOURCE_SQL(states)                                                                    \
+    "WITH u(ns, lq, f, r, n) AS MATERIALIZED (SELECT w.namespace, w.local_queue, u.flavor, "      \
+    "u.resource, sum(u.amount) FROM usage u JOIN workloads w ON w.id = u.workload_id "             \
+    "WHERE w.state IN " states " AND w.local_queue IS NOT NULL GROUP BY 1, 2, 3, 4) "             \
+    "SELECT lq.name, lq.namespace, q.flavor, q.resource, " UNITS("coalesce(u.n, 0)") " "          \
+    "FROM local_queues lq JOIN quotas q ON q.owner_kind = 'ClusterQueue' "                        \
+    "AND q.owner = lq.cluster_queue LEFT JOIN u ON u.ns = lq.namespace AND u.lq = lq.name "       \
+    "AND u.f = q.flavor AND u.r = q.resource ORDER BY lq.namespace, lq.name, q.flavor, q.resource"
+
+/* The workload events the counters count: quota reservations, admissions. */
+#define RESERVED_EVENT "e.reason = 'QuotaReserved'"
+#define ADMITTED_EVENT                                                                             \
+    "e.to_state = " GQ_SQL_STATE(admitted) " AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION
+
 /* Count, per ClusterQueue (every one, 0 included), the workload events matching cond. */
 #define EVENT_COUNT(cond)                                                                          \
     "SELECT cq.name, count(x.q) FROM cluster_queues cq LEFT JOIN (SELECT w.cluster_queue AS q "    \
     "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' AND " cond ") x "   \
     "ON x.q = cq.name GROUP BY cq.name ORDER BY cq.name"
+
+/* The same per LocalQueue (name, namespace), by the workloads' queue. */
+#define LQ_EVENT_COUNT(cond)                                                                       \
+    "SELECT lq.name, lq.namespace, count(x.q) FROM local_queues lq LEFT JOIN (SELECT "            \
+    "w.namespace AS ns, w.local_queue AS q FROM events e JOIN workloads w ON w.uid = e.uid "       \
+    "WHERE e.kind = 'Workload' AND " cond ") x ON x.ns = lq.namespace AND x.q = lq.name "         \
+    "GROUP BY lq.namespace, lq.name ORDER BY lq.namespace, lq.name"
+
+/*
+ * Evictions per queue (the columns `by`, of workloads w) and reason. A
+ * rejected check deactivates: Kueue's reason for that eviction is Deactivated.
+ */
+#define EVICTED(by, n, groups, order)                                                              \
+    "SELECT " by ", CASE WHEN e.to_state = " GQ_SQL_STATE(deactivated) " THEN 'Deactivated' "      \
+    "ELSE e.reason END AS r, count(*) FROM events e JOIN workloads w ON w.uid = e.uid "            \
+    "WHERE e.kind = 'Workload' AND e.from_state IN " GQ_SQL_HOLDS_QUOTA " "                       \
+    "AND e.to_state IN " GQ_SQL_LET_GO " AND w." n " IS NOT NULL "                                 \
+    "GROUP BY " groups " ORDER BY " order
 
 /*
  * Count, per ClusterQueue (every one, 0 included), the workloads holding quota
@@ -1197,6 +1241,13 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
     "SELECT cq.name, coalesce(h.n, 0) FROM cluster_queues cq LEFT JOIN h ON h.q = cq.name "        \
     "ORDER BY cq.name"
 
+/* The same per LocalQueue (name, namespace). */
+#define LQ_HOLDING(states)                                                                         \
+    "WITH h(ns, q, n) AS MATERIALIZED (SELECT namespace, local_queue, count(*) FROM workloads "    \
+    "WHERE state IN " states " GROUP BY 1, 2) SELECT lq.name, lq.namespace, coalesce(h.n, 0) "    \
+    "FROM local_queues lq LEFT JOIN h ON h.ns = lq.namespace AND h.q = lq.name "                   \
+    "ORDER BY lq.namespace, lq.name"
+
 /*
  * Pending workloads are inadmissible, as Kueue's queue manager keeps them
  * apart from its heaps, when admission said so (reason Inadmissible: no
@@ -1204,25 +1255,67 @@ int gq__store_podtemplates(struct gq_store *st, const char *ns, const char *name
  * refuses), when either queue is stopped, or while they wait out a backoff.
  * ?1 is now (text: compared through CAST).
  *
- * One pass over the pending workloads counts every ClusterQueue's, grouped by
- * queue and status: each LocalQueue's off workloads_pending_order (CROSS JOIN
+ * One pass over the pending workloads counts every queue's, grouped by queue
+ * and status: each LocalQueue's off workloads_pending_order (CROSS JOIN
  * keeps the LocalQueue, then its ClusterQueue, outer, which the planner would
  * not), and each (queue, status) finds its count in the materialized groups,
  * 0 when in none. A subquery per ClusterQueue and status walked every pending
  * workload 2,000 times with 1,000 queues.
  */
+#define PENDING_BY(names, cols, groups)                                                             \
+    "pend(" names ", status, n) AS MATERIALIZED (SELECT " cols ", CASE WHEN "                      \
+    "coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "                         \
+    "OR cq.stop_policy <> 'None' OR coalesce(w.requeue_at, 0) > CAST(?1 AS INTEGER) "              \
+    "THEN 'inadmissible' ELSE 'active' END, count(*) FROM local_queues lq "                        \
+    "CROSS JOIN cluster_queues cq ON cq.name = lq.cluster_queue "                                  \
+    "CROSS JOIN workloads w ON w.namespace = lq.namespace AND w.local_queue = lq.name "            \
+    "WHERE w.state = " GQ_SQL_STATE(pending) " GROUP BY " groups "), "                              \
+    "s(status) AS (VALUES ('active'), ('inadmissible')) "
+
 static const char pending_sql[] =
-    "WITH pend(q, status, n) AS MATERIALIZED (SELECT cq.name, CASE WHEN "
-    "coalesce(w.reason, '') = 'Inadmissible' OR lq.stop_policy <> 'None' "
-    "OR cq.stop_policy <> 'None' OR coalesce(w.requeue_at, 0) > CAST(?1 AS INTEGER) "
-    "THEN 'inadmissible' ELSE 'active' END, count(*) FROM local_queues lq "
-    "CROSS JOIN cluster_queues cq ON cq.name = lq.cluster_queue "
+    "WITH " PENDING_BY("name", "cq.name", "1, 2")
+    "SELECT cq.name, s.status, coalesce(pend.n, 0) FROM cluster_queues cq CROSS JOIN s "
+    "LEFT JOIN pend ON pend.name = cq.name AND pend.status = s.status ORDER BY cq.name, s.status";
+
+static const char lq_pending_sql[] =
+    "WITH " PENDING_BY("namespace, name", "lq.namespace, lq.name", "1, 2, 3")
+    "SELECT lq.name, lq.namespace, s.status, coalesce(pend.n, 0) FROM local_queues lq "
+    "CROSS JOIN s LEFT JOIN pend ON pend.namespace = lq.namespace AND pend.name = lq.name "
+    "AND pend.status = s.status ORDER BY lq.namespace, lq.name, s.status";
+
+/*
+ * Kueue's cluster_queue_resource_pending: per ClusterQueue and resource, the
+ * total requests (pods times per pod, in accounting units) of its pending
+ * workloads, by their LocalQueue: not assigned to a flavor yet, so no flavor
+ * label. Every resource of the queue's quotas is there, 0 when nothing
+ * pending asks for it, and so is any other resource a pending workload asks
+ * for. One pass over the pending workloads, as for pending_sql.
+ */
+static const char resource_pending_sql[] =
+    "WITH p(q, r, n) AS MATERIALIZED (SELECT cq.name, a.key, "
+    "sum(CAST(a.value AS INTEGER) * CAST(ps.value ->> 'count' AS INTEGER)) "
+    "FROM local_queues lq CROSS JOIN cluster_queues cq ON cq.name = lq.cluster_queue "
     "CROSS JOIN workloads w ON w.namespace = lq.namespace AND w.local_queue = lq.name "
-    "WHERE w.state = " GQ_SQL_STATE(pending) " GROUP BY 1, 2) "
-    "SELECT cq.name, s.status, coalesce(pend.n, 0) "
-    "FROM cluster_queues cq CROSS JOIN (SELECT 'active' AS status UNION ALL "
-    "SELECT 'inadmissible') s LEFT JOIN pend ON pend.q = cq.name AND pend.status = s.status "
-    "ORDER BY cq.name, s.status";
+    "CROSS JOIN json_each(w.podsets) ps CROSS JOIN json_each(ps.value, '$.amounts') a "
+    "WHERE w.state = " GQ_SQL_STATE(pending) " GROUP BY 1, 2), "
+    "res(q, r) AS (SELECT owner, resource FROM quotas WHERE owner_kind = 'ClusterQueue' "
+    "UNION SELECT q, r FROM p) "
+    "SELECT res.q, res.r, " UNITS_OF("res.r", "coalesce(p.n, 0)") " FROM res "
+    "JOIN cluster_queues cq ON cq.name = res.q LEFT JOIN p ON p.q = res.q AND p.r = res.r "
+    "ORDER BY res.q, res.r";
+
+/*
+ * Kueue's local_queue_status: its Active condition, 1 for one of True, False
+ * and Unknown: True when neither it is stopped nor its ClusterQueue missing
+ * or inactive (Kueue's LocalQueue reconciler). gpuq always knows: Unknown is 0.
+ */
+static const char lq_status_sql[] =
+    "WITH s(i, v) AS (VALUES (0, 'True'), (1, 'False'), (2, 'Unknown')), "
+    "a(ns, name, v) AS MATERIALIZED (SELECT lq.namespace, lq.name, CASE WHEN "
+    "lq.stop_policy = 'None' AND cq.name IS NOT NULL AND (" CQ_INACTIVE ") IS NULL "
+    "THEN 'True' ELSE 'False' END FROM local_queues lq "
+    "LEFT JOIN cluster_queues cq ON cq.name = lq.cluster_queue) "
+    "SELECT a.name, a.ns, s.v, a.v = s.v FROM a CROSS JOIN s ORDER BY a.ns, a.name, s.i";
 
 /* The condition of a type in a request's (valid) status. */
 #define PR_TRUE(type)                                                                              \
@@ -1262,19 +1355,9 @@ static const struct metric_query {
     [GQ_METRIC_PENDING] = {pending_sql, 2},
     [GQ_METRIC_RESERVING] = {HOLDING(GQ_SQL_HOLDS_QUOTA), 1},
     [GQ_METRIC_ADMITTED_ACTIVE] = {HOLDING(GQ_SQL_ADMITTED), 1},
-    [GQ_METRIC_QUOTA_RESERVED] = {EVENT_COUNT("e.reason = 'QuotaReserved'"), 1},
-    [GQ_METRIC_ADMITTED] = {EVENT_COUNT("e.to_state = " GQ_SQL_STATE(admitted) " "
-                                        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION),
-                            1},
-    /* A rejected check deactivates: Kueue's reason for that eviction is Deactivated. */
-    [GQ_METRIC_EVICTED] =
-        {"SELECT w.cluster_queue, CASE WHEN e.to_state = " GQ_SQL_STATE(deactivated)
-         " THEN 'Deactivated' "
-         "ELSE e.reason END AS r, count(*) FROM events e JOIN workloads w ON w.uid = e.uid "
-         "WHERE e.kind = 'Workload' AND e.from_state IN " GQ_SQL_HOLDS_QUOTA " "
-         "AND e.to_state IN " GQ_SQL_LET_GO " AND w.cluster_queue IS NOT NULL "
-         "GROUP BY 1, 2 ORDER BY 1, 2",
-         2},
+    [GQ_METRIC_QUOTA_RESERVED] = {EVENT_COUNT(RESERVED_EVENT), 1},
+    [GQ_METRIC_ADMITTED] = {EVENT_COUNT(ADMITTED_EVENT), 1},
+    [GQ_METRIC_EVICTED] = {EVICTED("w.cluster_queue", "cluster_queue", "1, 2", "1, 2"), 2},
     [GQ_METRIC_RESERVATION] = {RESOURCE_SQL(UNITS(USAGE_OF(GQ_SQL_HOLDS_QUOTA))),
                                4},
     [GQ_METRIC_USAGE] = {RESOURCE_SQL(UNITS(USAGE_OF(GQ_SQL_ADMITTED))), 4},
@@ -1282,6 +1365,16 @@ static const struct metric_query {
     [GQ_METRIC_BORROWING_LIMIT] = {RESOURCE_SQL(UNITS("q.borrowing_limit")), 4},
     [GQ_METRIC_LENDING_LIMIT] = {RESOURCE_SQL(UNITS("q.lending_limit")), 4},
     [GQ_METRIC_PROVREQS] = {provreq_states_sql, 2},
+    [GQ_METRIC_RESOURCE_PENDING] = {resource_pending_sql, 2},
+    [GQ_METRIC_LQ_PENDING] = {lq_pending_sql, 3},
+    [GQ_METRIC_LQ_RESERVING] = {LQ_HOLDING(GQ_SQL_HOLDS_QUOTA), 2},
+    [GQ_METRIC_LQ_ADMITTED_ACTIVE] = {LQ_HOLDING(GQ_SQL_ADMITTED), 2},
+    [GQ_METRIC_LQ_QUOTA_RESERVED] = {LQ_EVENT_COUNT(RESERVED_EVENT), 2},
+    [GQ_METRIC_LQ_ADMITTED] = {LQ_EVENT_COUNT(ADMITTED_EVENT), 2},
+    [GQ_METRIC_LQ_EVICTED] = {EVICTED("w.local_queue, w.namespace", "local_queue", "1, 2, 3", "2, 1, 3"), 3},
+    [GQ_METRIC_LQ_STATUS] = {lq_status_sql, 3},
+    [GQ_METRIC_LQ_RESERVATION] = {LQ_RESOURCE_SQL(GQ_SQL_HOLDS_QUOTA), 4},
+    [GQ_METRIC_LQ_USAGE] = {LQ_RESOURCE_SQL(GQ_SQL_ADMITTED), 4},
 };
 
 const char *gq__store_metric_sql(int which)
@@ -1339,41 +1432,54 @@ struct waits_walk {
 static int wait_row(sqlite3_stmt *s, void *payload)
 {
     struct waits_walk *walk = payload;
-    const char *reserved = gq__col_text(s, 1), *admitted = gq__col_text(s, 2);
     struct gq_wait_row w;
 
     w.cluster_queue = gq__col_text(s, 0);
-    if (!w.cluster_queue || sqlite3_column_type(s, 3) == SQLITE_NULL)
+    w.namespace = gq__col_text(s, 1);
+    w.local_queue = gq__col_text(s, 2);
+    if (!w.cluster_queue || sqlite3_column_type(s, 5) == SQLITE_NULL)
         return 0;
-    w.reserved = reserved && strcmp(reserved, "1") == 0;
-    w.admitted = admitted && strcmp(admitted, "1") == 0;
-    w.wait_ms = col_num(s, 3);
+    w.reserved = sqlite3_column_int(s, 3) != 0;
+    w.admitted = sqlite3_column_int(s, 4) != 0;
+    w.checked = sqlite3_column_type(s, 6) != SQLITE_NULL;
+    w.wait_ms = col_num(s, 5);
+    w.checks_ms = w.checked ? col_num(s, 6) : 0;
     return walk->fn(&w, walk->payload);
 }
 
-int gq__store_waits(struct gq_store *st, gq__wait_fn fn, void *payload, gq_error *err)
+/* The time of the workload's last event before e that matches cond (of events p). */
+#define LAST_BEFORE(cond)                                                                          \
+    "(SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' AND " cond        \
+    " AND p.id < e.id)"
+
+/*
+ * Each quota reservation and each admission, with the time since the
+ * workload last became pending (created, evicted and requeued, or
+ * reactivated): Kueue's "created or requeued"; and for an admission that
+ * waited for admission checks (from reserved), the time since its quota
+ * reservation. One indexed lookup per event (events_object): a third of the
+ * cost of a window over all the events. by: the grouping the rows come in.
+ */
+#define WAITS_SQL(where, by)                                                                       \
+    "SELECT w.cluster_queue, w.namespace, w.local_queue, " RESERVED_EVENT ", " ADMITTED_EVENT ", "  \
+    "e.at - " LAST_BEFORE("p.to_state = " GQ_SQL_STATE(pending)) " AS wait, "                      \
+    "CASE WHEN e.to_state = " GQ_SQL_STATE(admitted) " AND e.from_state = "                        \
+    GQ_SQL_STATE(reserved) " THEN e.at - " LAST_BEFORE("p.reason = 'QuotaReserved'") " END "      \
+    "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "                   \
+    "AND (" RESERVED_EVENT " OR (" ADMITTED_EVENT ")) AND " where " AND wait IS NOT NULL "         \
+    "ORDER BY " by
+
+int gq__store_waits(struct gq_store *st, bool by_local_queue, gq__wait_fn fn, void *payload,
+                    gq_error *err)
 {
-    /*
-     * Each quota reservation and each admission, with the time since the
-     * workload last became pending (created, evicted and requeued, or
-     * reactivated): Kueue's "created or requeued". One indexed lookup per
-     * event (events_object): a third of the cost of a window over all the events.
-     */
-    static const char sql[] =
-        "SELECT w.cluster_queue, e.reason = 'QuotaReserved', "
-        "e.to_state = " GQ_SQL_STATE(admitted) " "
-        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION ", "
-        "e.at - (SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' "
-        "AND p.to_state = " GQ_SQL_STATE(pending) " AND p.id < e.id) AS wait "
-        "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "
-        "AND (e.reason = 'QuotaReserved' OR (e.to_state = " GQ_SQL_STATE(admitted) " "
-        "AND e.from_state IN " GQ_SQL_AWAITING_ADMISSION ")) AND w.cluster_queue IS NOT NULL "
-        "AND wait IS NOT NULL ORDER BY w.cluster_queue";
+    static const char by_cq[] = WAITS_SQL("w.cluster_queue IS NOT NULL", "w.cluster_queue");
+    static const char by_lq[] = WAITS_SQL("w.cluster_queue IS NOT NULL AND w.local_queue IS NOT NULL",
+                                          "w.namespace, w.local_queue");
     struct waits_walk walk = {fn, payload};
     struct gq__cursor c;
     int rc;
 
-    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+    if ((rc = gq__store_cursor_open(st, by_local_queue ? by_lq : by_cq, &c, err)) != GQ_OK)
         return rc;
     return each_row(st, &c, NULL, false, wait_row, &walk, err);
 }

@@ -317,6 +317,17 @@ enum gq_metric_query {
     GQ_METRIC_BORROWING_LIMIT,
     GQ_METRIC_LENDING_LIMIT,
     GQ_METRIC_PROVREQS,           /* cluster_queue, state */
+    GQ_METRIC_RESOURCE_PENDING,   /* cluster_queue, resource: pending workloads' requests */
+    /* Per LocalQueue, labelled name and namespace first, as Kueue's local_queue_* families: */
+    GQ_METRIC_LQ_PENDING,         /* name, namespace, status */
+    GQ_METRIC_LQ_RESERVING,       /* name, namespace */
+    GQ_METRIC_LQ_ADMITTED_ACTIVE, /* name, namespace */
+    GQ_METRIC_LQ_QUOTA_RESERVED,  /* name, namespace */
+    GQ_METRIC_LQ_ADMITTED,        /* name, namespace */
+    GQ_METRIC_LQ_EVICTED,         /* name, namespace, reason */
+    GQ_METRIC_LQ_STATUS,          /* name, namespace, active (True | False | Unknown) */
+    GQ_METRIC_LQ_RESERVATION,     /* name, namespace, flavor, resource */
+    GQ_METRIC_LQ_USAGE,           /* the same four */
 };
 
 /* One sample: its label values in the family's order, its value as SQLite prints it. */
@@ -330,17 +341,28 @@ typedef int (*gq__metric_fn)(const struct gq_metric_row *m, void *payload);
 int gq__store_metric(struct gq_store *st, enum gq_metric_query which, int64_t now_ms,
                      gq__metric_fn fn, void *payload, gq_error *err);
 
-/* A quota reservation or admission with the time since its workload last became pending. */
+/*
+ * A quota reservation or admission with the time since its workload last
+ * became pending; an admission that waited for admission checks also with
+ * the time since its quota reservation.
+ */
 struct gq_wait_row {
     const char *cluster_queue;
+    const char *namespace, *local_queue; /* the workload's LocalQueue; may be NULL */
     bool reserved; /* a QuotaReserved event */
     bool admitted; /* an admission */
+    bool checked;  /* an admission after admission checks: checks_ms is set */
     int64_t wait_ms;
+    int64_t checks_ms;
 };
 typedef int (*gq__wait_fn)(const struct gq_wait_row *w, void *payload);
 
-/* Every such event, ordered by ClusterQueue. */
-int gq__store_waits(struct gq_store *st, gq__wait_fn fn, void *payload, gq_error *err);
+/*
+ * Every such event, ordered by ClusterQueue; by_local_queue: only those of
+ * workloads with a LocalQueue, ordered by namespace and LocalQueue.
+ */
+int gq__store_waits(struct gq_store *st, bool by_local_queue, gq__wait_fn fn, void *payload,
+                    gq_error *err);
 
 /* ================================================================= summary */
 

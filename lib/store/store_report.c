@@ -325,13 +325,14 @@ static int pods(struct gq_store *st, struct gq__report_raw *raw, gq_error *err)
 /*
  * A request's flavor: the GPU flavor its workload was admitted with, else
  * the first GPU flavor of its ClusterQueue's quotas (a workload that was
- * never admitted keeps no assignment).
+ * never admitted keeps no assignment). A GPU is what gq_gpu_resource says
+ * (store.c): a MIG slice or a shared GPU too, as in the GPUS column.
  */
 #define PROV_FLAVOR                                                                                \
     "coalesce((SELECT value FROM json_each(w.admission, '$.podSetAssignments[0].flavors') "       \
-    "  ORDER BY key LIKE '%gpu%' DESC, key LIMIT 1), "                                             \
+    "  ORDER BY gq_gpu_resource(key) DESC, key LIMIT 1), "                                        \
     " (SELECT q.flavor FROM quotas q WHERE q.owner_kind = 'ClusterQueue' "                         \
-    "  AND q.owner = coalesce(w.cluster_queue, lq.cluster_queue) AND q.resource LIKE '%gpu%' "     \
+    "  AND q.owner = coalesce(w.cluster_queue, lq.cluster_queue) AND gq_gpu_resource(q.resource) " \
     "  ORDER BY q.group_index, q.flavor_index LIMIT 1))"
 
 #define PROV_HAS(reason)                                                                           \

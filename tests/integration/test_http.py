@@ -133,8 +133,9 @@ def prepare(c, g, db, tmp):
     c.check(r.returncode == 0, f"submit held-1: {r.stderr}")
 
 
-def start(c, g, db, log):
-    d = subprocess.Popen([gpuqd_path(g), "--db", db, "--sim", "--listen", "127.0.0.1:0"],
+def start(c, g, db, log, *flags):
+    """gpuqd --sim serving on a free port (more flags after), and that port once it logs it."""
+    d = subprocess.Popen([gpuqd_path(g), "--db", db, "--sim", "--listen", "127.0.0.1:0", *flags],
                          stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
     port = []
 
@@ -172,6 +173,9 @@ def check_metrics(c, g, db, port):
         return
     names = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")]
     c.check(len(names) == len(set(names)), "every family is announced once")
+    c.check("kueue_cluster_queue_resource_pending" in names and
+            not any(n.startswith("kueue_local_queue_") for n in names),
+            "resource_pending always; LocalQueue families only with --local-queue-metrics")
     pending = {}
     for wl in listed(g, db, "-A", "--status", "pending"):
         cq = wl["status"]["gpuq"]["clusterQueue"]
