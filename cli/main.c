@@ -85,9 +85,9 @@ static void usage_all(FILE *out)
           "Usage: gpuq COMMAND [flags]\n\nCommands:\n",
           out);
     for (c = commands; c->name; c++) {
-        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+        fprintf(out, "  %-11s %s\n", c->name, c->summary);
         if (c->alias) /* kubectl users type get */
-            fprintf(out, "  %-10s The same as %s: one resource by NAME or TYPE/NAME, or all\n",
+            fprintf(out, "  %-11s The same as %s: one resource by NAME or TYPE/NAME, or all\n",
                     c->alias, c->name);
     }
     fputs("\nGlobal flags:\n", out);
