@@ -85,7 +85,9 @@ typedef void (*cli_flags_fn)(const struct command *cmd, const struct flag *flags
  * The flag table of a command, the one its --help prints: the command is run
  * with --help and fn is called with its table instead of the text. The
  * completion and the manual pages read the tables this way, never a copy.
- * Returns 0, or -1 when the command printed no help through cli_help.
+ * So every command's first act is cli_parse, and with -h it does nothing but
+ * cli_help (as all do). Returns 0, or -1 when the command printed no help
+ * through cli_help (the build's gpuq __man then fails, naming the page).
  */
 int cli_flags(const struct command *cmd, cli_flags_fn fn, void *payload);
 

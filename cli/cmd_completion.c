@@ -174,6 +174,7 @@ struct line {
     int npos;
     const struct flag *pending;     /* the last word was this flag, its value is due */
     bool dashdash;
+    bool unknown;                   /* the command word is no command: nothing to offer */
 };
 
 static void copy_flags(const struct command *cmd, const struct flag *flags, void *payload)
@@ -225,8 +226,10 @@ static void read_word(struct line *l, int argc, char **argv, int *i)
     const struct flag *f;
 
     if (l->dashdash || w[0] != '-' || w[1] == '\0') {
-        if (!l->cmd && (l->cmd = cli_command(w)) != NULL)
+        if (!l->cmd && !l->unknown && (l->cmd = cli_command(w)) != NULL)
             cli_flags(l->cmd, copy_flags, l);
+        else if (!l->cmd)
+            l->unknown = true;
         else if (l->npos < MAX_POS)
             l->pos[l->npos++] = w;
         return;
@@ -630,6 +633,8 @@ static unsigned complete(struct line *l, const char *cur)
     const char *v;
     char prefix[80];
 
+    if (l->unknown)
+        return DIRECTIVE_NOFILE;
     if (l->pending)
         return complete_value(l, l->pending, cur, "");
     if (cur[0] == '-' && !l->dashdash) {

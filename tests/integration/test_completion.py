@@ -82,7 +82,8 @@ def bash_cases(c, g, db, names):
              "gpuq describe cq ",                 # 10: ClusterQueues
              "gpuq -n ",                          # 11: namespaces
              "gpuq completion ",                  # 12: shells
-             "gpuq list --db"]                    # 13: a global flag
+             "gpuq list --db",                    # 13: a global flag
+             "gpuq nosuch "]                      # 14: no command, nothing
     p, got, complete = bash_complete(g, db, lines)
     c.check(p.returncode == 0 and p.stderr == "", f"bash ran: {p.returncode} {p.stderr!r}")
     c.check(got[0] == set(names), f"describe workload offers the workloads {names}: {got[0]}")
@@ -101,6 +102,7 @@ def bash_cases(c, g, db, names):
     c.check("default" in got[11], f"-n offers namespaces: {got[11]}")
     c.check(got[12] == {"bash", "zsh", "fish"}, f"completion offers the shells: {got[12]}")
     c.check(got[13] == {"--db"}, f"a global flag: {got[13]}")
+    c.check(got[14] == set(), f"after an unknown command, nothing: {got[14]}")
     c.check("-F __gpuq_complete" in complete, f"registered for gpuq: {complete!r}")
 
 
