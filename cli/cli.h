@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <gpuqueue.h>
 #include <gpuqueue/tool.h>
@@ -66,8 +67,29 @@ struct command {
 int cli_parse(struct global *g, const struct command *cmd, const struct flag *flags, int argc,
               char **argv, int *nargs);
 
-/* Print the command's --help text (usage, summary, flags) to stdout. */
+/*
+ * Print the command's --help text (usage, summary, flags) to stdout; while
+ * cli_flags runs the command, hand its table over instead.
+ */
 void cli_help(const struct command *cmd, const struct flag *flags);
+
+/* One flag's line of --help ("  -o, --output FORMAT   output format..."). */
+void cli_print_flag(FILE *out, const struct flag *f);
+
+/* The global flags every command accepts, as --help lists them; ends with a NULL name. */
+const struct flag *cli_global_flags(void);
+
+typedef void (*cli_flags_fn)(const struct command *cmd, const struct flag *flags, void *payload);
+
+/*
+ * The flag table of a command, the one its --help prints: the command is run
+ * with --help and fn is called with its table instead of the text. The
+ * completion and the manual pages read the tables this way, never a copy.
+ * So every command's first act is cli_parse, and with -h it does nothing but
+ * cli_help (as all do). Returns 0, or -1 when the command printed no help
+ * through cli_help (the build's gpuq __man then fails, naming the page).
+ */
+int cli_flags(const struct command *cmd, cli_flags_fn fn, void *payload);
 
 /*
  * Open the database the global options name (read-write even to list: a WAL
@@ -131,6 +153,17 @@ int cmd_simulate(struct global *g, int argc, char **argv);
 int cmd_resume(struct global *g, int argc, char **argv);
 int cmd_version(struct global *g, int argc, char **argv);
 int cmd_help(struct global *g, int argc, char **argv);
+int cmd_completion(struct global *g, int argc, char **argv);
+
+/*
+ * gpuq's hidden commands (cmd_completion.c), never listed: `__complete
+ * WORD... CURRENT` prints the candidates for the last word the way cobra's
+ * __complete does, for the shell scripts `gpuq completion` prints; `__man
+ * [COMMAND]` prints a manual page in roff, gpuq(1) or gpuq-COMMAND(1), for the
+ * build. Each returns an exit status.
+ */
+int cli_complete(int argc, char **argv);
+int cli_man(int argc, char **argv);
 
 extern const struct command commands[];
 

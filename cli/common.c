@@ -127,18 +127,28 @@ gq_db *cli_open(const struct global *g)
 
 /* ------------------------------------------------------------------ flags */
 
+/* The one list of the global flags: parsing, every --help, completion and gpuq(1). */
 static const struct flag global_flags[] = {
-    {"db", 0, FLAG_STRING, NULL, "PATH", "database file"},
+    {"db", 0, FLAG_STRING, NULL, "PATH",
+     "database file (default: $GPUQ_DB, else $XDG_STATE_HOME/gpuq/gpuq.db)"},
     {"kubeconfig", 0, FLAG_STRING, NULL, "FILE", "cluster mode: this kubeconfig file only"},
     {"context", 0, FLAG_STRING, NULL, "NAME", "cluster mode: this kubeconfig context"},
-    {"namespace", 'n', FLAG_STRING, NULL, "NS", "namespace"},
-    {"all-namespaces", 'A', FLAG_BOOL, NULL, NULL, "all namespaces"},
-    {"output", 'o', FLAG_STRING, NULL, "FORMAT", "output format"},
-    {"color", 0, FLAG_STRING, NULL, "WHEN", "auto|always|never"},
+    {"namespace", 'n', FLAG_STRING, NULL, "NS",
+     "namespace (default \"default\"; in cluster mode the context's)"},
+    {"all-namespaces", 'A', FLAG_BOOL, NULL, NULL, "all namespaces (wins over -n)"},
+    {"output", 'o', FLAG_STRING, NULL, "FORMAT",
+     "output format: table|wide|json|yaml|name; get also jsonpath=TEMPLATE, "
+     "jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE"},
+    {"color", 0, FLAG_STRING, NULL, "WHEN", "auto|always|never (NO_COLOR is honoured)"},
     {"no-headers", 0, FLAG_BOOL, NULL, NULL, "omit the header line of tables"},
     {"help", 'h', FLAG_BOOL, NULL, NULL, "help for this command"},
     {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
 };
+
+const struct flag *cli_global_flags(void)
+{
+    return global_flags;
+}
 
 static void *global_value(struct global *g, size_t i)
 {
@@ -385,27 +395,52 @@ int cli_parse(struct global *g, const struct command *cmd, const struct flag *fl
     return EXIT_SUCCESS;
 }
 
-static void print_flag(const struct flag *f)
+void cli_print_flag(FILE *out, const struct flag *f)
 {
     char left[64];
 
     snprintf(left, sizeof(left), "%c%c%s --%s%s%s", f->shortname ? '-' : ' ',
              f->shortname ? f->shortname : ' ', f->shortname ? "," : " ", f->name,
              f->arg ? " " : "", f->arg ? f->arg : "");
-    printf("  %-28s %s\n", left, f->help);
+    fprintf(out, "  %-28s %s\n", left, f->help);
+}
+
+/* While cli_flags runs a command: who gets its table instead of the text being printed. */
+static cli_flags_fn flags_fn;
+static void *flags_payload;
+static bool flags_seen;
+
+int cli_flags(const struct command *cmd, cli_flags_fn fn, void *payload)
+{
+    static char help[] = "--help";
+    char *argv[] = {help, NULL};
+    struct global g;
+
+    memset(&g, 0, sizeof(g));
+    flags_fn = fn;
+    flags_payload = payload;
+    flags_seen = false;
+    cmd->run(&g, 1, argv);
+    flags_fn = NULL;
+    return flags_seen ? 0 : -1;
 }
 
 void cli_help(const struct command *cmd, const struct flag *flags)
 {
     size_t i;
 
+    if (flags_fn) {
+        flags_seen = true;
+        flags_fn(cmd, flags, flags_payload);
+        return;
+    }
     printf("%s\n\nUsage:\n  %s\n", cmd->summary, cmd->usage);
     if (flags[0].name) {
         printf("\nFlags:\n");
         for (i = 0; flags[i].name; i++)
-            print_flag(&flags[i]);
+            cli_print_flag(stdout, &flags[i]);
     }
     printf("\nGlobal flags:\n");
     for (i = 0; global_flags[i].name; i++)
-        print_flag(&global_flags[i]);
+        cli_print_flag(stdout, &global_flags[i]);
 }

@@ -60,6 +60,8 @@ const struct command commands[] = {
      "[--node-labels K=V,...] [flags]",
      "Create a LocalQueue or a ResourceFlavor from flags, as kueuectl create does",
      "gpuq create works on the local database; use kubectl kueue create in cluster mode"},
+    {"completion", NULL, cmd_completion, "gpuq completion bash|zsh|fish",
+     "Print the shell completion script for bash, zsh or fish", NULL},
     {"version", NULL, cmd_version, "gpuq version", "Print the version", NULL},
     {"help", NULL, cmd_help, "gpuq help [COMMAND]", "Show help for gpuq or a command", NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -77,32 +79,22 @@ const struct command *cli_command(const char *name)
 
 static void usage_all(FILE *out)
 {
+    const struct flag *f;
     const struct command *c;
 
     fputs("gpuq: queued-provisioning admission for GPU batch work\n\n"
           "Usage: gpuq COMMAND [flags]\n\nCommands:\n",
           out);
     for (c = commands; c->name; c++) {
-        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+        fprintf(out, "  %-11s %s\n", c->name, c->summary);
         if (c->alias) /* kubectl users type get */
-            fprintf(out, "  %-10s The same as %s: one resource by NAME or TYPE/NAME, or all\n",
+            fprintf(out, "  %-11s The same as %s: one resource by NAME or TYPE/NAME, or all\n",
                     c->alias, c->name);
     }
-    fputs("\nGlobal flags:\n"
-          "      --db PATH        database file (default: $GPUQ_DB, else "
-          "$XDG_STATE_HOME/gpuq/gpuq.db)\n"
-          "      --kubeconfig FILE\n"
-          "                       cluster mode: the API server this kubeconfig names\n"
-          "      --context NAME   cluster mode: this context of the kubeconfig\n"
-          "  -n, --namespace NS   namespace (default \"default\"; in cluster mode the "
-          "context's)\n"
-          "  -A, --all-namespaces all namespaces\n"
-          "  -o, --output FORMAT  table|wide|json|yaml|name; get also jsonpath=TEMPLATE,\n"
-          "                       jsonpath-file=FILE, custom-columns=SPEC,\n"
-          "                       custom-columns-file=FILE\n"
-          "      --color WHEN     auto|always|never (NO_COLOR is honoured)\n"
-          "  -h, --help           help for a command\n\n"
-          "Cluster mode (the API server is the truth, gpuqd admits): --kubeconfig or\n"
+    fputs("\nGlobal flags:\n", out);
+    for (f = cli_global_flags(); f->name; f++)
+        cli_print_flag(out, f);
+    fputs("\nCluster mode (the API server is the truth, gpuqd admits): --kubeconfig or\n"
           "--context, or $KUBECONFIG set with neither --db nor $GPUQ_DB. There submit,\n"
           "cancel, list and describe act on Jobs with your own credentials.\n\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n"
@@ -112,15 +104,18 @@ static void usage_all(FILE *out)
 
 int cmd_help(struct global *g, int argc, char **argv)
 {
-    static const struct command self = {"help", NULL, cmd_help, "gpuq help [COMMAND]", "", NULL};
     static const struct flag flags[] = {{NULL, 0, FLAG_BOOL, NULL, NULL, NULL}};
     const struct command *c;
     static char help_flag[] = "--help";
     char *help_argv[] = {help_flag, NULL};
     int nargs, rc;
 
-    if ((rc = cli_parse(g, &self, flags, argc, argv, &nargs)) != EXIT_SUCCESS)
+    if ((rc = cli_parse(g, cli_command("help"), flags, argc, argv, &nargs)) != EXIT_SUCCESS)
         return rc;
+    if (g->help && nargs == 0) {
+        cli_help(cli_command("help"), flags);
+        return EXIT_SUCCESS;
+    }
     if (nargs == 0) {
         usage_all(stdout);
         return EXIT_SUCCESS;
@@ -190,6 +185,11 @@ int main(int argc, char **argv)
         usage_all(stderr);
         return EXIT_USAGE;
     }
+    /* The hidden commands the completion scripts and the build run: first, alone. */
+    if (ci == 1 && strcmp(argv[1], "__complete") == 0)
+        return cli_complete(argc - 2, argv + 2);
+    if (ci == 1 && strcmp(argv[1], "__man") == 0)
+        return cli_man(argc - 2, argv + 2);
     if (!(c = cli_command(argv[ci]))) {
         const char *names[2 * sizeof(commands) / sizeof(commands[0]) + 1], *near;
         size_t n = 0;
