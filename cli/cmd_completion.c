@@ -535,6 +535,13 @@ static const char *const all_types[] = {
     "workloadpriorityclasses", "admissionchecks", "provisioningrequestconfigs",
     "provisioningrequests", "podtemplates",   "nodepools",
     NULL};
+/* list and get also take pods (list pods --for, cluster mode). */
+static const char *const list_types[] = {
+    "workloads",      "clusterqueues",        "localqueues",
+    "resourceflavors", "cohorts",             "namespaces",
+    "workloadpriorityclasses", "admissionchecks", "provisioningrequestconfigs",
+    "provisioningrequests", "podtemplates",   "nodepools", "pods",
+    NULL};
 static const char *const queue_types[] = {"clusterqueues", "localqueues", "workloads", NULL};
 static const char *const create_types[] = {"localqueue", "resourceflavor", NULL};
 
@@ -545,7 +552,7 @@ static const struct {
     const char *names;        /* without types: the type of every word */
     int max_names;            /* names after the TYPE; -1: any number */
 } positional[] = {
-    {"list", all_types, NULL, 1},        {"describe", all_types, NULL, 1},
+    {"list", list_types, NULL, 1},        {"describe", all_types, NULL, 1},
     {"delete", all_types, NULL, -1},     {"stop", queue_types, NULL, 1},
     {"resume", queue_types, NULL, 1},    {"create", create_types, NULL, 0},
     {"cancel", NULL, "workload", -1},
