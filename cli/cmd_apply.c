@@ -95,6 +95,28 @@ int cmd_apply(struct global *g, int argc, char **argv)
     return apply_files(g, &files, GQ_MODE_APPLY, strict, dry_run);
 }
 
+/*
+ * One word of delete: "TYPE" (names follow) or, when typed, "TYPE/NAME",
+ * into its resource and name. EXIT_SUCCESS, or the usage error said.
+ */
+static int delete_target(const char *type_word, const char *typed, const char **resource_out,
+                         const char **name_out)
+{
+    const char *slash = typed ? strchr(typed, '/') : NULL;
+    char type[128];
+
+    if (typed && (!slash || !slash[1] || (size_t)(slash - typed) >= sizeof(type)))
+        return cli_usage_error("there is no need to specify a resource type as a separate "
+                               "argument when passing arguments in resource/name form: \"%s\"",
+                               typed);
+    snprintf(type, sizeof(type), "%.*s", typed ? (int)(slash - typed) : (int)strlen(type_word),
+             typed ? typed : type_word);
+    if (!(*resource_out = gq_resource_name(type)))
+        return cli_unknown_resource(type);
+    *name_out = typed ? slash + 1 : NULL;
+    return EXIT_SUCCESS;
+}
+
 int cmd_delete(struct global *g, int argc, char **argv)
 {
     static struct strlist files;
@@ -102,8 +124,9 @@ int cmd_delete(struct global *g, int argc, char **argv)
         {"filename", 'f', FLAG_LIST, &files, "PATH", "delete what these manifests define"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
-    const char *resource;
+    const char *resource, *name = NULL;
     gq_error err = {0, ""};
+    bool typed;
     gq_db *db;
     int i, nargs, rc, status = EXIT_SUCCESS;
 
@@ -116,15 +139,22 @@ int cmd_delete(struct global *g, int argc, char **argv)
     if (files.n > 0)
         return nargs > 0 ? cli_usage_error("cannot give both -f and names")
                          : apply_files(g, &files, GQ_MODE_DELETE, false, false);
-    if (nargs < 2)
-        return cli_usage_error("delete needs RESOURCE NAME... or -f FILE");
-    if (!(resource = gq_resource_name(argv[0])))
-        return cli_unknown_resource(argv[0]);
+    typed = nargs > 0 && strchr(argv[0], '/') != NULL;
+    if (nargs < (typed ? 1 : 2))
+        return cli_usage_error("delete needs RESOURCE NAME..., RESOURCE/NAME... or -f FILE");
+    /* Every word is checked before anything is deleted. */
+    for (i = typed ? 0 : 1; i < nargs; i++)
+        if ((rc = delete_target(argv[typed ? i : 0], typed ? argv[i] : NULL, &resource, &name)) !=
+            EXIT_SUCCESS)
+            return rc;
     if (!(db = cli_open(g)))
         return EXIT_FAILURE;
-    for (i = 1; i < nargs; i++) {
-        if (gq_object_delete(db, resource, cli_namespace(g), argv[i], &err) == GQ_OK)
-            printf("%s/%s deleted\n", resource, argv[i]);
+    for (i = typed ? 0 : 1; i < nargs; i++) {
+        delete_target(typed ? argv[i] : argv[0], typed ? argv[i] : NULL, &resource, &name);
+        if (!typed)
+            name = argv[i];
+        if (gq_object_delete(db, resource, cli_namespace(g), name, &err) == GQ_OK)
+            printf("%s/%s deleted\n", resource, name);
         else
             status = cli_fail(&err);
     }

@@ -1,11 +1,53 @@
 /*
- * cmd_cancel.c: `gpuq cancel NAME...` (workload or job names) and
+ * cmd_cancel.c: `gpuq cancel NAME...` (workload or job names, bare or in
+ * kubectl's TYPE NAME and TYPE/NAME forms) and
  * `gpuq describe RESOURCE NAME`; in cluster mode both act on Jobs
  * (cluster.c).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+
+/* Whether word names what cancel acts on: a workload, or the job it was made for. */
+static bool cancel_type(const char *word, size_t n)
+{
+    static const char *const types[] = {"workload", "workloads", "wl",  "workload.kueue.x-k8s.io",
+                                        "job",      "jobs",      "job.batch", NULL};
+
+    for (size_t i = 0; types[i]; i++)
+        if (strlen(types[i]) == n && strncmp(types[i], word, n) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * kubectl's forms, to the names cancel takes: "workload NAME...", "job
+ * NAME...", "workload/NAME job/NAME ...", or bare names (a workload's or
+ * its job's). argv is rewritten in place.
+ */
+static int cancel_names(int *nargs, char **argv)
+{
+    int i, k = 0;
+
+    if (*nargs > 1 && !strchr(argv[0], '/') && cancel_type(argv[0], strlen(argv[0]))) {
+        for (i = 1; i < *nargs; i++)
+            argv[k++] = argv[i];
+        *nargs = k;
+        return EXIT_SUCCESS;
+    }
+    for (i = 0; i < *nargs; i++) {
+        char *slash = strchr(argv[i], '/');
+
+        if (!slash)
+            continue;
+        if (!cancel_type(argv[i], (size_t)(slash - argv[i])) || !slash[1])
+            return cli_usage_error("cancel takes workload/NAME or job/NAME, not \"%s\"",
+                                   argv[i]);
+        argv[i] = slash + 1;
+    }
+    return EXIT_SUCCESS;
+}
 
 int cmd_cancel(struct global *g, int argc, char **argv)
 {
@@ -23,6 +65,8 @@ int cmd_cancel(struct global *g, int argc, char **argv)
     }
     if (nargs == 0)
         return cli_usage_error("cancel needs at least one workload or job name");
+    if ((rc = cancel_names(&nargs, argv)) != EXIT_SUCCESS)
+        return rc;
     if (cli_cluster_mode(g))
         return cluster_cancel(g, nargs, argv);
     if (!(db = cli_open(g)))

@@ -317,10 +317,20 @@ static size_t word_index(const char *const *words, const char *s, size_t n)
     return i;
 }
 
+/* The commands that read -o (cancel and describe refuse it themselves, saying why). */
+static const char *const output_commands[] = {"list",     "submit",   "create", "apply",
+                                              "simulate", "cancel",   "describe", NULL};
+
 static int check_output(const struct global *g, const struct command *cmd)
 {
     const char *out = g->output;
     size_t n = strcspn(out, "=");
+
+    if (cmd && !output_commands[word_index(output_commands, cmd->name, strlen(cmd->name))])
+        return cli_usage_error("gpuq %s does not take -o %s: it prints text%s", cmd->name, out,
+                               strcmp(cmd->name, "run") == 0
+                                   ? " (gpuq report -o json has the run's figures)"
+                                   : "");
 
     if (!out[n] && output_formats[word_index(output_formats, out, n)])
         return EXIT_SUCCESS;

@@ -57,3 +57,30 @@ $ gpuq submit --queue dws-local-queue --name three --gpus 1 -o name
 ~ workload.kueue.x-k8s.io/job-three-[0-9a-f]{5}
 $ gpuq get workload three -o name
 ~ workload.kueue.x-k8s.io/job-three-[0-9a-f]{5}
+# delete and cancel take kubectl's TYPE/NAME and TYPE NAME forms too; every
+# word is checked before anything is deleted.
+$ gpuq delete localqueue/dws-local-queue rf
+! error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form: "rf"
+? 2
+$ gpuq delete localqueue/dws-local-queue localqueue/dws-local-queue -n other
+> localqueue/dws-local-queue deleted
+! error: localqueue "dws-local-queue" not found
+? 1
+$ gpuq submit --queue dws-local-queue --name five --gpus 1
+~ job-five-[0-9a-f]{5}
+$ gpuq cancel job/five
+~ workload/job-five-[0-9a-f]{5} cancelled
+$ gpuq submit --queue dws-local-queue --name six --gpus 1
+~ job-six-[0-9a-f]{5}
+$ gpuq cancel job six
+~ workload/job-six-[0-9a-f]{5} cancelled
+$ gpuq cancel pod/four
+! error: cancel takes workload/NAME or job/NAME, not "pod/four"
+? 2
+# A command that prints text refuses -o rather than ignore it.
+$ gpuq run --summary -o json
+! error: gpuq run does not take -o json: it prints text (gpuq report -o json has the run's figures)
+? 2
+$ gpuq schedule -o name
+! error: gpuq schedule does not take -o name: it prints text
+? 2
