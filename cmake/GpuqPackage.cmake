@@ -21,7 +21,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 # (lib/kube/kube_curl.c) for cluster mode. 7.66.0 brought curl_multi_poll.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.66.0)")
-# A shlibs file for libgpuqueue.so.0, and the ldconfig trigger a shared library needs.
+# A shlibs file for libgpuqueue.so.0, and postinst/postrm scripts that run ldconfig.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
