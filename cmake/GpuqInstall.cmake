@@ -28,5 +28,26 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/gpuqueueConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpuqueue)
 
+# gpuqueue.pc names its prefix relative to ${pcfiledir} (LIBDIR/pkgconfig), so
+# it holds wherever the tree is installed or moved; an absolute LIBDIR or
+# INCLUDEDIR is written as it is. The dependencies are Libs.private flags, not
+# Requires.private modules: the public headers include none of theirs, and
+# pkg-config refuses --cflags while a Requires.private module is missing, so a
+# user of the shared library would need five -dev packages for nothing.
+# libcurl is absent: the library loads it with dlopen (lib/kube/kube_curl.c).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(GQ_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(GQ_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  file(RELATIVE_PATH up "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" up "${up}")
+  set(GQ_PC_PREFIX "\${pcfiledir}/${up}")
+  set(GQ_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(GQ_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(GQ_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
 configure_file(cmake/gpuqueue.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gpuqueue.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpuqueue.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,14 +1,31 @@
 #!/bin/sh
 # The install rules, used as a tool author would use them: install the build
 # tree into a scratch prefix, check the shared library's SONAME and exported
-# symbols, then build examples/submit_and_list.c against the installed copy
-# twice (CMake find_package, and pkg-config) and run both.
+# symbols, build examples/submit_and_list.c against the installed copy (CMake
+# find_package, pkg-config, pkg-config --static) and run it. Then move the
+# prefix elsewhere, as one copies or renames an install tree, and check that
+# the programs still run without LD_LIBRARY_PATH and that pkg-config (without
+# --define-prefix) and find_package still work from the new place.
 # Usage: run.sh BUILD_DIR SOURCE_DIR "EXTRA_C_FLAGS"
 set -eu
 build=$1 src=$2 cflags=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
+. "$src/tests/install/lib.sh"
+
+# check_bin PREFIX: the programs run from PREFIX/bin with no LD_LIBRARY_PATH.
+# They link libgpuqueue statically (cmake/GpuqStaticDeps.cmake); one that came
+# to link the shared library would need an $ORIGIN RUNPATH.
+check_bin() {
+    for p in gpuq gpuqd; do
+        if readelf -d "$1/bin/$p" | grep -q 'NEEDED.*\[libgpuqueue'; then
+            # shellcheck disable=SC2016
+            readelf -d "$1/bin/$p" | grep -q 'R.*PATH.*\$ORIGIN/' ||
+                fail "bin/$p needs libgpuqueue.so and has no \$ORIGIN RUNPATH"
+        fi
+    done
+    check_programs "$1/bin"
+}
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 lib=$(find "$tmp/prefix" -name 'libgpuqueue.so.*.*' | head -1)
@@ -29,24 +46,24 @@ if command -v kubectl >/dev/null 2>&1; then
     echo "$out" | grep -q 'kubectl-gpuq' || fail "kubectl plugin list: $out"
 fi
 libdir=$(dirname "$lib")
+rel=${libdir#"$tmp/prefix/"}
 [ -f "$libdir/pkgconfig/gpuqueue.pc" ] || fail "gpuqueue.pc not installed"
 [ -f "$libdir/cmake/gpuqueue/gpuqueueConfig.cmake" ] || fail "CMake package not installed"
 
-# 1. find_package(gpuqueue)
-cmake -S "$src/examples/installed" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-      -DCMAKE_C_FLAGS="$cflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" >/dev/null ||
-    fail "find_package(gpuqueue) consumer did not configure"
-cmake --build "$tmp/consumer" >/dev/null || fail "find_package(gpuqueue) consumer did not build"
-out=$(LD_LIBRARY_PATH="$libdir" "$tmp/consumer/submit_and_list" "$tmp/a.db") ||
-    fail "consumer (find_package) failed: $out"
-echo "$out" | grep -q '^job-train-[0-9a-f]\{5\} research pending gpus=4 position=0$' ||
-    fail "consumer (find_package) printed: $out"
-
-# 2. pkg-config (--define-prefix: the prefix is where the .pc file was installed)
-export PKG_CONFIG_PATH="$libdir/pkgconfig"
+check_bin "$tmp/prefix"
+check_cmake "$tmp/prefix" "$libdir" installed
+check_pkgconfig "$libdir/pkgconfig" "$tmp/prefix" "$libdir" installed
+# The archive, with the dependencies' flags from Libs.private: a program that
+# needs no libgpuqueue.so at run time.
+pc_flags "$libdir/pkgconfig" "$tmp/prefix" --static
 # shellcheck disable=SC2046,SC2086
-cc $cflags -o "$tmp/pc" "$src/examples/submit_and_list.c" $(pkg-config --define-prefix --cflags --libs gpuqueue) ||
-    fail "pkg-config consumer did not build"
-out=$(LD_LIBRARY_PATH="$libdir" "$tmp/pc" "$tmp/b.db") || fail "consumer (pkg-config) failed: $out"
-echo "$out" | grep -q 'research pending gpus=4' || fail "consumer (pkg-config) printed: $out"
+cc $cflags -o "$tmp/static" "$src/examples/submit_and_list.c" $(echo "$flags" | sed 's/-lgpuqueue /-l:libgpuqueue.a /') ||
+    fail "pkg-config --static consumer did not build: $flags"
+! readelf -d "$tmp/static" | grep -q 'NEEDED.*libgpuqueue' || fail "the --static consumer needs libgpuqueue.so"
+run_consumer "$tmp/static" "" "pkg-config --static"
+
+mv "$tmp/prefix" "$tmp/moved"
+check_bin "$tmp/moved"
+check_pkgconfig "$tmp/moved/$rel/pkgconfig" "$tmp/moved" "$tmp/moved/$rel" moved
+check_cmake "$tmp/moved" "$tmp/moved/$rel" moved
 echo "1 passed, 0 failed"
