@@ -133,8 +133,10 @@ const char *gq__rfc3339(char buf[GQ_RFC3339_BUFSIZE], int64_t ms)
     days = s / 86400 - (s % 86400 < 0);
     secs = s - days * 86400;
     civil_from_days(days, &y, &m, &d);
-    snprintf(buf, GQ_RFC3339_BUFSIZE, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d,
-             (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+    /* Each field is in range already; the modulos tell the compiler so (no truncation). */
+    snprintf(buf, GQ_RFC3339_BUFSIZE, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned)y % 10000u,
+             (unsigned)m % 100u, (unsigned)d % 100u, (unsigned)(secs / 3600) % 100u,
+             (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
     return buf;
 }
 

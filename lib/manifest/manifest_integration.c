@@ -278,7 +278,7 @@ static int podset(struct gq__mf_ctx *c, json_object *root, json_object *el,
     if ((rc = count(c, el, e->count, &ps->count)) != GQ_OK)
         return rc;
     if (e->min_count) {
-        int32_t min;
+        int32_t min = 0;
 
         if ((rc = count(c, el, e->min_count, &min)) != GQ_OK)
             return rc;

@@ -57,13 +57,25 @@ static int fail(struct pctx *c, const char *fmt, ...)
                      why);
 }
 
-/* Set the path to prefix + "." + key (or prefix + "[i]" when key is NULL). */
+/*
+ * Set the path to prefix + "." + key (or prefix + "[i]" when key is NULL),
+ * cut to fit: it only names a place in messages. prefix never is c->path.
+ */
 static void at(struct pctx *c, const char *prefix, const char *key, size_t i)
 {
-    if (key)
-        snprintf(c->path, sizeof(c->path), "%s%s%s", prefix, *prefix ? "." : "", key);
-    else
-        snprintf(c->path, sizeof(c->path), "%s[%zu]", prefix, i);
+    char idx[32];
+    const char *parts[3] = {prefix, key && *prefix ? "." : "", key ? key : idx};
+    size_t n = 0, k, len;
+
+    snprintf(idx, sizeof(idx), "[%zu]", i);
+    for (k = 0; k < 3; k++) {
+        len = strlen(parts[k]);
+        if (len > sizeof(c->path) - 1 - n)
+            len = sizeof(c->path) - 1 - n;
+        memcpy(c->path + n, parts[k], len);
+        n += len;
+    }
+    c->path[n] = '\0';
 }
 
 static int wrong_type(struct pctx *c, json_object *v, const char *want)
