@@ -7,7 +7,8 @@
 # (the headless check of `gpuq report --html`); clang-14 and its libFuzzer
 # runtime (libclang-rt-14-dev), for ctest fuzz_short's clang build of
 # tests/fuzz/; g++ (ctest header_cxx: the public header as C++) and tmux
-# (it_tty_names: a real 80-column pane). Non-interactive;
+# (it_tty_names: a real 80-column pane); python3-yaml (ctest known_fields reads
+# the CRDs the table of known fields is generated from). Non-interactive;
 # runs apt-get through sudo when not root. Safe to run again: installs nothing
 # the second time.
 set -eu
@@ -17,7 +18,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for pkg in gcc make cmake ninja-build pkg-config python3 \
            libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev \
            libmicrohttpd-dev openssl python3-prometheus-client \
-           chromium clang-14 libclang-rt-14-dev g++ tmux; do
+           chromium clang-14 libclang-rt-14-dev g++ tmux python3-yaml; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 # The cluster tests drive the fake API server with kubectl (1.32 on the CI image). Where
