@@ -1086,6 +1086,10 @@ static const struct {
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "manageJobsWithoutQueueName: true\nwaitForPodsReady: {enable: true}\nqueueVisibility: {}",
      "", "manageJobsWithoutQueueName waitForPodsReady"},
+    /* v1beta1's waitForPodsReady switched off asks for nothing. */
+    {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+     "waitForPodsReady: {enable: false, timeout: 5m}",
+     "", ""},
     /* A Job: Kubernetes' JobSpec and PodSpec (through JobSet's CRD); status is not checked. */
     {"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  suspended: true\n"
      "  template:\n    spec:\n      containers: [{name: c, image: i, imagePullPolicyy: x}]\n"

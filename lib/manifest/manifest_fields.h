@@ -64,8 +64,9 @@ enum {
     GQ_MF_POSITIVE = 1u << 6, /* numbers must be >= 1 */
     /*
      * Accepted and kept, but gpuq does not act on it (yet): given in a
-     * document (a bool: given true), its path is noted as not enforced, for
-     * apply's warning and describe's "Not enforced:" line.
+     * document (a bool: given true; a block with an `enable` bool: enabled),
+     * its path is noted as not enforced, for apply's warning and describe's
+     * "Not enforced:" line.
      */
     GQ_MF_NOT_ENFORCED = 1u << 7,
 };

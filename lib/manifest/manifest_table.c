@@ -396,10 +396,26 @@ decode_absent(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base, bo
     return GQ_OK;
 }
 
-/* A field given that gpuq does not enforce: its path noted (a bool only when true). */
+/* Whether a bool given, or a block switched by its bool `enable` (v1beta1's style), is off. */
+static bool switched_off(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base)
+{
+    size_t i;
+
+    if (f->type == GQ_MF_BOOL)
+        return !*MEMBER(base, f->off, bool);
+    for (i = 0; f->type == GQ_MF_STRUCT && i < f->sub->nfields; i++) {
+        const struct gq__mf_field *e = &f->sub->fields[i];
+
+        if ((e->vers & c->version) && e->type == GQ_MF_BOOL && !strcmp(e->name, "enable"))
+            return !*MEMBER(base, e->off, bool);
+    }
+    return false;
+}
+
+/* A field given that gpuq does not enforce: its path noted, unless it switches something off. */
 static int note_not_enforced(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base)
 {
-    if (!c->not_enforced || (f->type == GQ_MF_BOOL && !*MEMBER(base, f->off, bool)))
+    if (!c->not_enforced || switched_off(c, f, base))
         return GQ_OK;
     return gq__mf_strs_add(c, c->not_enforced, c->path);
 }
