@@ -3,7 +3,12 @@
  * one transaction; lines are printed only for what was committed, in the
  * kubectl form "clusterqueue/x created|configured|unchanged|deleted".
  * Documents of kinds gpuq does not model are named on stderr and skipped
- * (with --strict they are an error and nothing is written).
+ * (with --strict they are an error and nothing is written). Before an
+ * object's line, stderr names each of its fields that the API does not know,
+ * in kubectl's words (`Warning: unknown field "spec.x"`; with --strict an
+ * error, as kubectl's --validate=strict), and each field given that gpuq
+ * accepts but does not enforce. The latter stays a warning under --strict:
+ * strict is about the schema, and such a field is valid Kueue.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,11 +24,26 @@ struct report {
     size_t items;   /* objects seen, skipped ones included */
 };
 
+static void print_warnings(const gq_apply_item *item)
+{
+    size_t i;
+
+    if (!item->nunknown_fields && !item->nnot_enforced)
+        return;
+    fflush(stdout); /* each warning before its object's line */
+    for (i = 0; i < item->nunknown_fields; i++)
+        fprintf(stderr, "Warning: unknown field \"%s\"\n", item->unknown_fields[i]);
+    for (i = 0; i < item->nnot_enforced; i++)
+        fprintf(stderr, "Warning: field \"%s\" is accepted but not enforced by gpuq\n",
+                item->not_enforced[i]);
+}
+
 static void print_item(const gq_apply_item *item, void *payload)
 {
     struct report *r = payload;
 
     r->items++;
+    print_warnings(item);
     if (item->result == GQ_APPLY_SKIPPED) {
         fprintf(stderr, "skipped: %s\n", item->note);
         return;
@@ -76,7 +96,8 @@ int cmd_apply(struct global *g, int argc, char **argv)
     static bool strict, dry_run;
     static const struct flag flags[] = {
         {"filename", 'f', FLAG_LIST, &files, "PATH", "manifest file, directory, or - for stdin"},
-        {"strict", 0, FLAG_BOOL, &strict, NULL, "fail on kinds gpuq does not model"},
+        {"strict", 0, FLAG_BOOL, &strict, NULL,
+         "fail on kinds gpuq does not model and on unknown fields"},
         {"dry-run", 0, FLAG_BOOL, &dry_run, NULL, "validate and report, write nothing"},
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };

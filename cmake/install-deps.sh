@@ -11,7 +11,9 @@
 # completion scripts load and complete in real shells) and man-db, groff-base
 # and bsdextrautils (it_manpages: `man -l` renders every page, col makes it
 # plain text); dpkg-dev and file (cpack's .deb: dpkg-shlibdeps computes its
-# Depends from the ELF files `file` finds; ctest install_deb). Non-interactive;
+# Depends from the ELF files `file` finds; ctest install_deb); python3-yaml
+# (ctest known_fields reads the CRDs the table of known fields is generated
+# from). Non-interactive;
 # runs apt-get through sudo when not root. Safe to run again: installs nothing
 # the second time.
 set -eu
@@ -22,7 +24,7 @@ for pkg in gcc make cmake ninja-build pkg-config python3 \
            libsqlite3-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev uuid-dev \
            libmicrohttpd-dev openssl python3-prometheus-client \
            chromium clang-14 libclang-rt-14-dev g++ tmux \
-           zsh fish man-db groff-base bsdextrautils dpkg-dev file; do
+           zsh fish man-db groff-base bsdextrautils dpkg-dev file python3-yaml; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 # The cluster tests drive the fake API server with kubectl (1.32 on the CI image). Where

@@ -23,6 +23,7 @@
 struct first {
     struct gq_object obj;
     const char *ns;
+    bool strict; /* unknown fields are errors */
     int rc;
     int ndocs;
 };
@@ -30,7 +31,7 @@ struct first {
 static int on_first(const struct gq__doc *doc, void *payload, gq_error *err)
 {
     struct first *f = payload;
-    struct gq_decode_options opts = {f->ns, NULL, NULL, 0};
+    struct gq_decode_options opts = {f->ns, NULL, NULL, 0, true, f->strict};
 
     if (f->ndocs++ == 0)
         f->rc = gq__manifest_decode(&f->obj, doc->root, &opts, err);
@@ -146,6 +147,7 @@ static const char *const unmodelled[] = {"PodMonitoring", "ClusterRole", "Cluste
 struct compat {
     const char *file;
     int ok, skipped, failed;
+    int not_enforced; /* fields given that gpuq does not enforce */
 };
 
 static bool is_unmodelled(const char *msg)
@@ -188,11 +190,17 @@ static int on_compat_doc(const struct gq__doc *doc, void *payload, gq_error *err
     char where[512];
     int rc;
 
+    struct gq_decode_options opts = {NULL, NULL, NULL, 0, true, false};
+
     memset(&obj, 0, sizeof(obj));
     snprintf(where, sizeof(where), "%s doc %d", c->file, doc->index);
-    rc = gq__manifest_decode(&obj, doc->root, NULL, err);
+    rc = gq__manifest_decode(&obj, doc->root, &opts, err);
     if (rc == GQ_OK) {
         c->ok++;
+        c->not_enforced += (int)obj.not_enforced.n;
+        /* Real upstream manifests use only fields their API knows. */
+        CHECKF(obj.unknown_fields.n == 0, "%s: unknown field %s", where,
+               obj.unknown_fields.n ? obj.unknown_fields.v[0] : "");
         check_reencode(&obj, where);
     } else if (rc == GQ_EUNSUPPORTED && obj.kind == GQ_KIND_NONE && is_unmodelled(err->msg)) {
         c->skipped++;
@@ -204,7 +212,7 @@ static int on_compat_doc(const struct gq__doc *doc, void *payload, gq_error *err
     return GQ_OK;
 }
 
-static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
+static void compat_dir(const char *dir, int *ok, int *skipped, int *files, int *not_enforced)
 {
     struct dirent *de;
     struct stat st;
@@ -214,7 +222,7 @@ static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
     CHECKF(d != NULL, "cannot open %s", dir);
     while (d && (de = readdir(d))) {
         size_t n = strlen(de->d_name);
-        struct compat c = {path, 0, 0, 0};
+        struct compat c = {path, 0, 0, 0, 0};
         gq_error err;
 
         /*
@@ -228,7 +236,7 @@ static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            compat_dir(path, ok, skipped, files);
+            compat_dir(path, ok, skipped, files, not_enforced);
             continue;
         }
         if (n < 5 || strcmp(de->d_name + n - 5, ".yaml"))
@@ -239,6 +247,7 @@ static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
                c.ok, c.skipped, c.failed);
         *ok += c.ok;
         *skipped += c.skipped;
+        *not_enforced += c.not_enforced;
         (*files)++;
     }
     if (d)
@@ -248,10 +257,16 @@ static void compat_dir(const char *dir, int *ok, int *skipped, int *files)
 static void test_compat(void)
 {
     char *dir = data_path("GQ_TEST_DATA", "tests/data", "compat");
-    int ok = 0, skipped = 0, files = 0;
+    int ok = 0, skipped = 0, files = 0, not_enforced = 0;
 
-    compat_dir(dir, &ok, &skipped, &files);
-    printf("compat: %d files, %d documents decoded, %d unmodelled skipped\n", files, ok, skipped);
+    compat_dir(dir, &ok, &skipped, &files, &not_enforced);
+    printf("compat: %d files, %d documents decoded, %d unmodelled skipped, no unknown field, "
+           "%d not enforced\n",
+           files, ok, skipped, not_enforced);
+    /* kueue/admin/concurrent-admission-setup.yaml: concurrentAdmissionPolicy;
+     * kueue/admission-fs/admission-fair-sharing-setup.yaml: admissionScope, two LocalQueues'
+     * fairSharing. */
+    CHECKF(not_enforced == 4, "not enforced %d", not_enforced);
     /* 111 = 29 ResourceFlavor + 19 ClusterQueue + 20 LocalQueue + 14 AdmissionCheck + 12
      * ProvisioningRequestConfig + 17 Job; 15 = 8 MultiKueueCluster + 2 MultiKueueConfig + 3
      * PodMonitoring + ClusterRole + ClusterRoleBinding. */
@@ -1027,6 +1042,126 @@ static void test_json_c_tree(void)
     json_object_put(ac);
 }
 
+/* ------------------------------------------------------ unknown fields */
+
+/* The fields of a document its API does not know, and those gpuq does not enforce. */
+static const struct {
+    const char *yaml;
+    const char *unknown;      /* paths joined with ' ' */
+    const char *not_enforced; /* likewise */
+} field_rows[] = {
+    /* Kueue's CRD, both versions; v1beta1's spelling is not v1beta2's. */
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+     "spec: {bogusField: 1, cohort: x}",
+     "spec.bogusField spec.cohort", ""},
+    {"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: a}\n"
+     "spec: {cohort: x, cohortName: y}",
+     "spec.cohortName", ""},
+    /* Nested in lists, and metadata as ObjectMeta (its maps take any key). */
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+     "metadata: {name: a, labels: {any: x}, label: {}}\nspec:\n  resourceGroups:\n"
+     "  - coveredResources: [cpu]\n    flavors:\n    - name: f\n      bogus: 1\n"
+     "      resources: [{name: cpu, nominalQuota: 1, lendinglimit: 1}]",
+     "metadata.label spec.resourceGroups[0].flavors[0].bogus "
+     "spec.resourceGroups[0].flavors[0].resources[0].lendinglimit",
+     ""},
+    /* Not enforced, and status (in Kueue's schema) read as the API reads it. */
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+     "spec: {admissionScope: {admissionMode: NoAdmissionFairSharing}}\n"
+     "status: {pendingWorkloads: 1, pending: 2}",
+     "status.pending", "spec.admissionScope"},
+    {"apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: a}\n"
+     "spec: {controllerName: c, retryDelayMinutes: 3}",
+     "", "spec.retryDelayMinutes"},
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\n"
+     "spec: {topologyName: t, nodeLabels: {a: b}, nodeLabel: {}}",
+     "spec.nodeLabel", "spec.topologyName"},
+    /* A Configuration: Go types; a bool flagged is noted only when true. */
+    {"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "manageJobsWithoutQueueName: false\nwaitForPodsReady: {timeout: 5m, enable: true}\n"
+     "resources: {transformations: [{input: a, strategy: Retain, outputz: {}}]}\n"
+     "leaderElection: {leaderElect: true}",
+     "waitForPodsReady.enable resources.transformations[0].outputz",
+     "waitForPodsReady resources"},
+    {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+     "manageJobsWithoutQueueName: true\nwaitForPodsReady: {enable: true}\nqueueVisibility: {}",
+     "", "manageJobsWithoutQueueName waitForPodsReady"},
+    /* v1beta1's waitForPodsReady switched off asks for nothing. */
+    {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+     "waitForPodsReady: {enable: false, timeout: 5m}",
+     "", ""},
+    /* A Job: Kubernetes' JobSpec and PodSpec (through JobSet's CRD); status is not checked. */
+    {"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  suspended: true\n"
+     "  template:\n    spec:\n      containers: [{name: c, image: i, imagePullPolicyy: x}]\n"
+     "      restartPolicy: Never\nstatus: {anything: 1}",
+     "spec.suspended spec.template.spec.containers[0].imagePullPolicyy", ""},
+    /* A kind of the integration table, by its CRD; the maps of replica specs take any key. */
+    {"apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: p}\nspec:\n"
+     "  runPolicy: {suspend: true}\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n"
+     "      restartPolicyy: Never\n      template:\n        spec:\n"
+     "          containers: [{name: c, image: i}]",
+     "spec.pytorchReplicaSpecs.Master.restartPolicyy", ""},
+    /* gpuq's own kind, by its field table. */
+    {"apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: p}\n"
+     "spec: {maxNodes: 1, maxnodes: 2}\nstatus: {}",
+     "spec.maxnodes status", ""},
+};
+
+static void join(char *buf, size_t size, const struct gq_strs *s)
+{
+    size_t i, n = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < s->n && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", s->v[i]);
+}
+
+static void test_unknown_fields(void)
+{
+    struct gq_object obj;
+    gq_error err;
+    char got[512];
+    size_t i;
+
+    for (i = 0; i < sizeof(field_rows) / sizeof(field_rows[0]); i++) {
+        memset(&obj, 0, sizeof(obj));
+        if (decode(field_rows[i].yaml, &obj, &err) != GQ_OK) {
+            CHECKF(0, "row %zu: %s", i, err.msg);
+        } else {
+            join(got, sizeof(got), &obj.unknown_fields);
+            CHECKF(!strcmp(got, field_rows[i].unknown), "row %zu: unknown \"%s\"", i, got);
+            join(got, sizeof(got), &obj.not_enforced);
+            CHECKF(!strcmp(got, field_rows[i].not_enforced), "row %zu: not enforced \"%s\"", i,
+                   got);
+        }
+        gq__object_clear(&obj);
+    }
+}
+
+/* --strict: kubectl's --validate=strict error, every unknown field in one line. */
+static void test_unknown_fields_strict(void)
+{
+    struct first f;
+    gq_error err = {0, ""};
+    const char *yaml = field_rows[2].yaml;
+
+    memset(&f, 0, sizeof(f));
+    f.strict = true;
+    CHECK(gq__manifest_read(yaml, strlen(yaml), "test", on_first, &f, &err) == GQ_OK);
+    CHECK(f.rc == GQ_EINVALID);
+    CHECK_STR(err.msg, "strict decoding error: unknown field \"metadata.label\", unknown field "
+                       "\"spec.resourceGroups[0].flavors[0].bogus\", unknown field "
+                       "\"spec.resourceGroups[0].flavors[0].resources[0].lendinglimit\"");
+    gq__object_clear(&f.obj);
+    /* Not enforced is not an error, strict or not. */
+    memset(&f, 0, sizeof(f));
+    f.strict = true;
+    yaml = field_rows[4].yaml;
+    CHECK(gq__manifest_read(yaml, strlen(yaml), "test", on_first, &f, &err) == GQ_OK);
+    CHECK(f.rc == GQ_OK && f.obj.not_enforced.n == 1);
+    gq__object_clear(&f.obj);
+}
+
 /* model.c: the words a user may type for a kind, and the names printed for one. */
 static void test_kinds(void)
 {
@@ -1083,5 +1218,7 @@ int main(void)
     TEST_RUN(test_unquoted_on);
     TEST_RUN(test_json_c_tree);
     TEST_RUN(test_kinds);
+    TEST_RUN(test_unknown_fields);
+    TEST_RUN(test_unknown_fields_strict);
     return TEST_DONE();
 }

@@ -122,6 +122,8 @@ struct result {
     char *note;
     char *workload;
     gq_apply_result what;
+    struct gq_strs unknown;      /* the item's unknown_fields, copied */
+    struct gq_strs not_enforced; /* its not_enforced, copied */
 };
 
 struct apply_ctx {
@@ -148,6 +150,14 @@ static const char *row_owner(const struct gq__user_rows *r, const char *kind)
     return NULL;
 }
 
+static void strs_free(struct gq_strs *s)
+{
+    while (s->n > 0)
+        free(s->v[--s->n]);
+    free(s->v);
+    s->v = NULL;
+}
+
 static void results_clear(struct apply_ctx *c)
 {
     size_t i;
@@ -158,14 +168,29 @@ static void results_clear(struct apply_ctx *c)
         free(c->results[i].name);
         free(c->results[i].note);
         free(c->results[i].workload);
+        strs_free(&c->results[i].unknown);
+        strs_free(&c->results[i].not_enforced);
     }
     c->nresults = 0;
 }
 
-static int add_result(struct apply_ctx *c, const char *resource, const char *ns, const char *name,
-                      const char *workload, gq_apply_result what, const char *note, gq_error *err)
+/* A copy of n strings into out (empty first); false when out of memory. */
+static bool strs_copy(struct gq_strs *out, const char *const *v, size_t n)
+{
+    memset(out, 0, sizeof(*out));
+    if (!n || !(out->v = calloc(n, sizeof(*out->v))))
+        return !n;
+    for (out->n = 0; out->n < n; out->n++)
+        if (!(out->v[out->n] = strdup(v[out->n])))
+            return false;
+    return true;
+}
+
+/* Keep what an item says, to report it after COMMIT. */
+static int add_item(struct apply_ctx *c, const gq_apply_item *item, gq_error *err)
 {
     struct result *r;
+    bool ok;
 
     if (c->nresults == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
@@ -176,17 +201,36 @@ static int add_result(struct apply_ctx *c, const char *resource, const char *ns,
         c->cap = cap;
     }
     r = &c->results[c->nresults];
-    r->resource = gq__strdup(resource);
-    r->namespace = gq__strdup(ns);
-    r->name = gq__strdup(name);
-    r->note = gq__strdup(note);
-    r->workload = gq__strdup(workload);
-    r->what = what;
+    r->resource = gq__strdup(item->resource);
+    r->namespace = gq__strdup(item->namespace);
+    r->name = gq__strdup(item->name);
+    r->note = gq__strdup(item->note);
+    r->workload = gq__strdup(item->workload);
+    r->what = item->result;
+    ok = strs_copy(&r->unknown, item->unknown_fields, item->nunknown_fields);
+    ok = strs_copy(&r->not_enforced, item->not_enforced, item->nnot_enforced) && ok;
     c->nresults++;
-    if (!r->resource || (ns && !r->namespace) || (name && !r->name) || (note && !r->note) ||
-        (workload && !r->workload))
+    if (!ok || !r->resource || (item->namespace && !r->namespace) || (item->name && !r->name) ||
+        (item->note && !r->note) || (item->workload && !r->workload))
         return gq__error(err, GQ_ENOMEM, "out of memory");
     return GQ_OK;
+}
+
+static int add_result(struct apply_ctx *c, const struct gq_object *obj, const char *resource,
+                      gq_apply_result what, const char *note, gq_error *err)
+{
+    gq_apply_item item;
+
+    memset(&item, 0, sizeof(item));
+    item.resource = resource;
+    if (obj) {
+        item.namespace = obj->meta.namespace;
+        item.name = obj->meta.name;
+        gq__apply_item_fields(&item, obj);
+    }
+    item.result = what;
+    item.note = note;
+    return add_item(c, &item, err);
 }
 
 static gq_apply_result from_put(enum gq_put_result r)
@@ -212,16 +256,14 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
         rc = gq__store_delete_object(c->db->st, obj->kind, obj->meta.namespace, obj->meta.name,
                                      c->now_ms, err);
         if (rc == GQ_OK)
-            rc = add_result(c, res, obj->meta.namespace, obj->meta.name, NULL, GQ_APPLY_DELETED,
-                            NULL, err);
+            rc = add_result(c, obj, res, GQ_APPLY_DELETED, NULL, err);
         return rc;
     }
     if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
         return rc;
     rc = gq__store_put_object(c->db->st, obj, obj->canonical, c->now_ms, &put, err);
     if (rc == GQ_OK)
-        rc = add_result(c, res, obj->meta.namespace, obj->meta.name, NULL, from_put(put), NULL,
-                        err);
+        rc = add_result(c, obj, res, from_put(put), NULL, err);
     return rc;
 }
 
@@ -230,8 +272,7 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
 /* engine/apply.c's word on a Job or Workload, kept to report after COMMIT. */
 static int on_workload(const gq_apply_item *item, void *payload, gq_error *err)
 {
-    return add_result(payload, item->resource, item->namespace, item->name, item->workload,
-                      item->result, item->note, err);
+    return add_item(payload, item, err);
 }
 
 static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int decode_rc,
@@ -246,7 +287,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
                              err->msg);
         if (c->opts->strict)
             return GQ_EUNSUPPORTED;
-        return add_result(c, "", NULL, NULL, NULL, GQ_APPLY_SKIPPED, err->msg, err);
+        return add_result(c, NULL, "", GQ_APPLY_SKIPPED, err->msg, err);
     }
     if (obj->kind == GQ_KIND_INTEGRATION && c->rows) {
         /* Kinds are unique in the table: another Integration may not take this one's. */
@@ -269,7 +310,7 @@ static int on_object(struct gq_object *obj, const struct gq_doc_loc *loc, int de
 static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct apply_ctx *c = payload;
-    struct gq_decode_options dopts = {c->opts->default_namespace, NULL, NULL, 0};
+    struct gq_decode_options dopts = {c->opts->default_namespace, NULL, NULL, 0, false, false};
     struct gq__user_rows rows;
     int rc;
 
@@ -281,6 +322,8 @@ static int apply_txn(struct gq_store *st, void *payload, gq_error *err)
     dopts.integrations = &rows.set;
     dopts.runtimes = rows.runtimes;
     dopts.nruntimes = rows.nruntimes;
+    dopts.check_fields = c->opts->mode != GQ_MODE_DELETE;
+    dopts.strict_fields = c->opts->strict;
     c->rows = &rows;
     rc = gq__manifest_load(c->source, c->from_path ? NULL : c->buf, c->len, c->source, &dopts,
                            c->opts->mode == GQ_MODE_DELETE ? NULL : gq__object_prepare,
@@ -316,6 +359,10 @@ static int apply_run(struct apply_ctx *c, gq_apply_fn fn, void *payload, gq_erro
         item.workload = c->results[i].workload;
         item.result = c->results[i].what;
         item.note = c->results[i].note;
+        item.unknown_fields = (const char *const *)c->results[i].unknown.v;
+        item.nunknown_fields = c->results[i].unknown.n;
+        item.not_enforced = (const char *const *)c->results[i].not_enforced.v;
+        item.nnot_enforced = c->results[i].not_enforced.n;
         fn(&item, payload);
     }
     results_clear(c);

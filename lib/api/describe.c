@@ -12,7 +12,9 @@
  * reads (store_read.h: labels, quota rows, a JSON document's nodes...), so
  * this file holds no SQL and needs no JSON library; status counts come from gq_object_list and gq_workload_list, so they mean
  * what `gpuq list` shows. Kinds without a describer of their own print their
- * fields the way kubectl prints an unstructured object.
+ * fields the way kubectl prints an unstructured object. A queue object ends
+ * with "Not enforced:", the fields it gives that gpuq keeps but does not act
+ * on, as the manifest layer's decoder finds them in the stored spec.
  *
  * Sizes: one object, its few dozen lines and at most a few hundred events;
  * all reads are one snapshot (a read transaction), which may be retried
@@ -27,6 +29,7 @@
 
 #include "api.h"
 #include "error.h"
+#include "manifest_load.h"
 #include "state.h"
 #include "store.h"
 #include "store_read.h"
@@ -670,6 +673,36 @@ static int put_object_meta(struct describe *d, const struct gq_obj_detail *o)
     return put_meta(d, o->ns, o->name, o->uid, o->spec, o->has_created ? &o->created_ms : NULL);
 }
 
+/* "Not enforced:" and the fields given that gpuq keeps but does not act on, if any. */
+static int put_not_enforced(struct describe *d, const char *spec)
+{
+    struct gq_strs ne;
+    size_t i;
+    int rc = gq__manifest_not_enforced(spec, &ne, d->err);
+
+    if (rc != GQ_OK)
+        return rc;
+    for (i = 0; i < ne.n; i++) {
+        if (i == 0)
+            line(&d->t, 0, "Not enforced:\t%s", ne.v[i]);
+        else
+            line(&d->t, 0, ", %s", ne.v[i]);
+        free(ne.v[i]);
+    }
+    if (ne.n)
+        line(&d->t, 0, "\n");
+    free(ne.v);
+    return GQ_OK;
+}
+
+/* What every queue object ends with: the settings not enforced, then its events. */
+static int put_tail(struct describe *d, const struct gq_obj_detail *o)
+{
+    int rc = put_not_enforced(d, o->spec);
+
+    return rc == GQ_OK ? put_events(d, o->uid) : rc;
+}
+
 static int describe_cq(struct describe *d)
 {
     struct gq_obj_detail o;
@@ -691,7 +724,7 @@ static int describe_cq(struct describe *d)
         (rc = put_list(d, 0, "Admission Checks", gq__store_cq_checks, o.spec)))
         goto out;
     put_cq_status(d, &q);
-    rc = put_events(d, o.uid);
+    rc = put_tail(d, &o);
 out:
     free(q.inactive);
     gq__store_obj_detail_clear(&o);
@@ -720,7 +753,7 @@ static int describe_lq(struct describe *d)
     else
         put_active(d, true, "Ready", "Can submit new workloads to localQueue");
     put_counts(d, &q);
-    rc = put_events(d, o.uid);
+    rc = put_tail(d, &o);
 out:
     free(q.inactive);
     free(cq.inactive);
@@ -741,7 +774,7 @@ static int describe_flavor(struct describe *d)
     line(&d->t, 0, "Topology Name:\t%s\n", or_none(o.topology));
     if ((rc = put_list(d, 0, "Cluster Queues", gq__store_flavor_users, o.name)))
         goto out;
-    rc = put_events(d, o.uid);
+    rc = put_tail(d, &o);
 out:
     gq__store_obj_detail_clear(&o);
     return rc;
@@ -759,7 +792,7 @@ static int describe_cohort(struct describe *d)
         (rc = put_list(d, 0, "Cluster Queues", gq__store_cohort_members, o.name)) ||
         (rc = put_list(d, 0, "Child Cohorts", gq__store_cohort_children, o.name)))
         goto out;
-    rc = put_events(d, o.uid);
+    rc = put_tail(d, &o);
 out:
     gq__store_obj_detail_clear(&o);
     return rc;
@@ -777,7 +810,7 @@ static int describe_generic(struct describe *d)
     line(&d->t, 0, "Kind:\t%s\n", or_none(o.kind));
     if ((rc = put_tree(d, 0, o.spec, "$", true)) != GQ_OK)
         goto out;
-    rc = put_events(d, o.uid);
+    rc = put_tail(d, &o);
 out:
     gq__store_obj_detail_clear(&o);
     return rc;

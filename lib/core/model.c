@@ -247,6 +247,8 @@ void gq__object_clear(struct gq_object *obj)
         return;
     meta_clear(&obj->meta);
     free(obj->canonical);
+    strs_clear(&obj->unknown_fields);
+    strs_clear(&obj->not_enforced);
     switch (obj->kind) {
     case GQ_KIND_RESOURCE_FLAVOR:
         flavor_clear(&obj->u.flavor);
@@ -277,6 +279,7 @@ void gq__object_clear(struct gq_object *obj)
     case GQ_KIND_CONFIGURATION:
         strs_clear(&obj->u.config.preemption_strategies);
         free(obj->u.config.requeue_timestamp);
+        free(obj->u.config.extra);
         break;
     case GQ_KIND_JOB:
     case GQ_KIND_WORKLOAD:

@@ -205,6 +205,7 @@ struct gq_configuration {
     int32_t requeue_base_s;          /* 60 */
     int32_t requeue_max_s;           /* 3600 */
     bool manage_jobs_without_queue;
+    char *extra;                     /* canonical JSON of the fields kept verbatim, not enforced */
 };
 
 struct gq_namespace {
@@ -319,6 +320,8 @@ struct gq_object {
     enum gq_kind kind;
     struct gq_meta meta;
     char *canonical;  /* its canonical JSON once computed (gq__manifest_encode), or NULL */
+    struct gq_strs unknown_fields; /* paths of the document's fields its API does not know */
+    struct gq_strs not_enforced;   /* paths of fields given that gpuq accepts but does not enforce */
     union {
         struct gq_namespace ns;
         struct gq_flavor flavor;

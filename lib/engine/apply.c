@@ -183,6 +183,14 @@ int gq__object_prepare(struct gq_object *obj, gq_error *err)
     return gq__manifest_encode(&obj->canonical, obj, err);
 }
 
+void gq__apply_item_fields(gq_apply_item *item, const struct gq_object *obj)
+{
+    item->unknown_fields = (const char *const *)obj->unknown_fields.v;
+    item->nunknown_fields = obj->unknown_fields.n;
+    item->not_enforced = (const char *const *)obj->not_enforced.v;
+    item->nnot_enforced = obj->not_enforced.n;
+}
+
 /* Whom to tell what became of the object: nobody when fn is NULL (cluster mode). */
 struct reporter {
     gq__apply_report_fn fn;
@@ -203,6 +211,7 @@ static int tell(const struct reporter *rep, const struct gq_object *obj, const c
     item.workload = workload;
     item.result = what;
     item.note = note;
+    gq__apply_item_fields(&item, obj);
     return rep->fn(&item, rep->payload, err);
 }
 

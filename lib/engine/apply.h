@@ -43,6 +43,9 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
  */
 int gq__object_prepare(struct gq_object *obj, gq_error *err);
 
+/* Point item's unknown_fields and not_enforced at obj's (borrowed). */
+void gq__apply_item_fields(gq_apply_item *item, const struct gq_object *obj);
+
 /* Forget what one apply cached (db->lq); run when its transaction ends. */
 void gq__apply_forget(gq_db *db);
 

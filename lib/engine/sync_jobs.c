@@ -166,7 +166,8 @@ static json_object *pristine(const struct gq_integration *row, json_object *obj)
 static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
     gq_apply_options opts = GQ_APPLY_OPTIONS_INIT;
-    struct gq_decode_options dopts = {NULL, &s->rows->set, s->rows->runtimes, s->rows->nruntimes};
+    struct gq_decode_options dopts = {NULL, &s->rows->set, s->rows->runtimes, s->rows->nruntimes,
+                                      false, false};
     struct gq_object obj;
     json_object *copy = pristine(v->row, v->obj);
     int rc;

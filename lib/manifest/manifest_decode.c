@@ -742,6 +742,28 @@ static int decode_body(struct gq__mf_ctx *c,
     return rc;
 }
 
+/*
+ * The document's fields its API does not know, noted in obj; with strict,
+ * an error naming them as kubectl's --validate=strict does.
+ */
+static int check_fields(struct gq__mf_ctx *c, json_object *root, const struct gq__mf_kind *k,
+                        const char *api_version, struct gq_object *obj, bool strict)
+{
+    struct gq_strs *u = &obj->unknown_fields;
+    char list[400] = "";
+    size_t i, n = 0;
+    int rc;
+
+    if ((rc = gq__mf_unknown_fields(c, root, k, api_version, u)) != GQ_OK || !strict || !u->n)
+        return rc;
+    for (i = 0; i < u->n && n < sizeof(list); i++) {
+        int w = snprintf(list + n, sizeof(list) - n, "%sunknown field \"%s\"", i ? ", " : "",
+                         u->v[i]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return gq__error(c->err, GQ_EINVALID, "strict decoding error: %s", list);
+}
+
 int gq__manifest_decode(struct gq_object *obj,
                         json_object *root,
                         const struct gq_decode_options *opts,
@@ -758,6 +780,7 @@ int gq__manifest_decode(struct gq_object *obj,
     c.runtimes = opts ? opts->runtimes : NULL;
     c.nruntimes = opts ? opts->nruntimes : 0;
     c.err = err;
+    c.not_enforced = opts && opts->check_fields ? &obj->not_enforced : NULL;
     c.len = 0;
     c.path[0] = '\0';
     if (!json_object_is_type(root, json_type_object))
@@ -769,6 +792,9 @@ int gq__manifest_decode(struct gq_object *obj,
         (c.integ && !(obj->u.wl.job_kind = strdup(c.integ->kind))))
         return gq__mf_nomem(&c);
     if ((rc = decode_meta(&c, root, k, opts, &obj->meta)) != GQ_OK)
+        return rc;
+    if (opts && opts->check_fields &&
+        (rc = check_fields(&c, root, k, api_version, obj, opts->strict_fields)) != GQ_OK)
         return rc;
     if (k->decode) {
         /* A document decoded only to find gpuq cannot queue it: no kind, as identify says. */

@@ -62,6 +62,13 @@ enum {
     GQ_MF_PRESENCE = 1u << 4, /* struct: its presence sets the bool at `aux`; encode only if set */
     GQ_MF_UNIQUE = 1u << 5,   /* strs: a repeated item is an error */
     GQ_MF_POSITIVE = 1u << 6, /* numbers must be >= 1 */
+    /*
+     * Accepted and kept, but gpuq does not act on it (yet): given in a
+     * document (a bool: given true; a block with an `enable` bool: enabled),
+     * its path is noted as not enforced, for apply's warning and describe's
+     * "Not enforced:" line.
+     */
+    GQ_MF_NOT_ENFORCED = 1u << 7,
 };
 
 /* One allowed spelling of an enumeration and what it means. */
@@ -136,6 +143,7 @@ struct gq__mf_ctx {
     const struct gq_object *runtimes;   /* the ClusterTrainingRuntimes a TrainJob may name */
     size_t nruntimes;
     gq_error *err;
+    struct gq_strs *not_enforced; /* where GQ_MF_NOT_ENFORCED fields given are noted; NULL: not */
     size_t len;     /* strlen(path) */
     char path[384]; /* "spec.resourceGroups[0].flavors[1]", cut short if longer */
 };
@@ -177,6 +185,18 @@ int gq__mf_kvs(struct gq__mf_ctx *c,
                struct gq_kvs *out);
 /* The member of obj at key, or NULL when absent or null. */
 json_object *gq__mf_get(json_object *obj, const char *key);
+
+/* Append a copy of text to s (manifest_unknown.c). */
+int gq__mf_strs_add(struct gq__mf_ctx *c, struct gq_strs *s, const char *text);
+
+/*
+ * Append to out the path of every key of the document root that the API of
+ * its kind does not know (manifest_known.h), as the API server names them
+ * ("spec.resourceGroups[0].bogus"); kinds no schema here describes are not
+ * checked. Runs with an empty path in c. GQ_OK or GQ_ENOMEM.
+ */
+int gq__mf_unknown_fields(struct gq__mf_ctx *c, json_object *root, const struct gq__mf_kind *k,
+                          const char *api_version, struct gq_strs *out);
 
 /* strcmp for qsort over an array of const char *. */
 int gq__mf_strcmp_ptr(const void *a, const void *b);

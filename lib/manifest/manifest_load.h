@@ -22,6 +22,14 @@ struct gq_decode_options {
     /* The ClusterTrainingRuntimes a TrainJob may name (decoded objects), nruntimes of them. */
     const struct gq_object *runtimes;
     size_t nruntimes;
+    /*
+     * Note in each object the fields its API does not know (unknown_fields)
+     * and those given that gpuq does not enforce (not_enforced); with
+     * strict_fields an unknown field is an error instead. Off for documents
+     * gpuq wrote itself.
+     */
+    bool check_fields;
+    bool strict_fields;
 };
 
 /* Where a document came from, for messages. */
@@ -120,6 +128,12 @@ void gq__manifest_release(void *keep);
  */
 bool gq__manifest_podsets_mergeable(const char *workload_spec, const char *a, const char *b,
                                     const char *policy);
+
+/*
+ * The paths of the fields of a stored canonical spec that gpuq accepts but
+ * does not enforce, into out (caller clears it). GQ_OK, GQ_EINVALID, GQ_ENOMEM.
+ */
+int gq__manifest_not_enforced(const char *spec_json, struct gq_strs *out, gq_error *err);
 
 /* metadata.annotations of a stored canonical spec. */
 int gq__manifest_annotations(const char *spec_json, struct gq_kvs *out, gq_error *err);

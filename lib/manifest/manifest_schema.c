@@ -158,6 +158,7 @@ static const struct gq__mf_field flavor_fields[] = {
     {.name = "topologyName",
      .vers = ANY,
      .type = GQ_MF_STRING,
+     .flags = GQ_MF_NOT_ENFORCED, /* no Topology Aware Scheduling */
      .off = FL(topology_name),
      .check = gq_validate_dns1123_subdomain},
 };
@@ -401,8 +402,17 @@ static const struct gq__mf_field cq_fields[] = {
      .sdef = "None",
      .enums = stop_policies},
     {.name = "fairSharing", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &cq_fair_schema},
-    {.name = "admissionScope", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &admission_scope_schema},
-    {.name = "concurrentAdmissionPolicy", .vers = B2, .type = GQ_MF_RAW, .off = CQ(extra)},
+    /* Admission fair sharing (usage-based ordering of a queue's workloads) is not built. */
+    {.name = "admissionScope",
+     .vers = ANY,
+     .type = GQ_MF_STRUCT,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .sub = &admission_scope_schema},
+    {.name = "concurrentAdmissionPolicy",
+     .vers = B2,
+     .type = GQ_MF_RAW,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .off = CQ(extra)},
 };
 static const struct gq__mf_schema cq_schema = SCHEMA(cq_fields, struct gq_cluster_queue, NULL);
 
@@ -469,7 +479,12 @@ static const struct gq__mf_field lq_fields[] = {
      .off = LQ(stop_policy),
      .sdef = "None",
      .enums = stop_policies},
-    {.name = "fairSharing", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &lq_fair_schema},
+    /* A LocalQueue's weight counts only in admission fair sharing, which is not built. */
+    {.name = "fairSharing",
+     .vers = ANY,
+     .type = GQ_MF_STRUCT,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .sub = &lq_fair_schema},
 };
 static const struct gq__mf_schema lq_schema = SCHEMA(lq_fields, struct gq_local_queue, NULL);
 
@@ -522,7 +537,7 @@ static const struct gq__mf_field ac_fields[] = {
     {.name = "retryDelayMinutes",
      .vers = B1,
      .type = GQ_MF_INT64,
-     .flags = GQ_MF_HAS | GQ_MF_NONNEG,
+     .flags = GQ_MF_HAS | GQ_MF_NONNEG | GQ_MF_NOT_ENFORCED,
      .off = AC(retry_delay_minutes),
      .aux = AC(has_retry_delay_minutes)},
     {.name = "parameters", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &ac_params_schema},
@@ -624,6 +639,11 @@ static const struct gq__mf_schema prc_schema =
  * v1beta2; recoveryTimeout (-1 here) defaults to the timeout in the hook.
  */
 #define CFG(m) offsetof(struct gq_configuration, m)
+#define CONFIG_KEPT(name_)                                                                         \
+    {                                                                                              \
+        .name = name_, .vers = ANY, .type = GQ_MF_RAW, .flags = GQ_MF_NOT_ENFORCED,                \
+        .off = CFG(extra)                                                                          \
+    }
 static const struct gq__mf_field requeue_fields[] = {
     {.name = "timestamp",
      .vers = ANY,
@@ -689,16 +709,30 @@ static const struct gq__mf_field fair_sharing_fields[] = {
 static const struct gq__mf_schema fair_sharing_schema =
     SCHEMA(fair_sharing_fields, struct gq_configuration, NULL);
 
+/*
+ * Of a Configuration, the engine reads only fairSharing. The settings that
+ * change what Kueue admits, and when, are kept but not enforced: they are
+ * flagged so, and the ones gpuq does not model are kept verbatim (RAW, in
+ * `extra`), so that -o yaml and describe still show them. The settings of
+ * Kueue's own process (controller, webhook, metrics, health, leaderElection,
+ * clientConnection, internalCertManagement, tls, namespace, pprofBindAddress,
+ * queueVisibility, visibilityServer) mean nothing to gpuq and are dropped.
+ */
 static const struct gq__mf_field config_fields[] = {
     {.name = "manageJobsWithoutQueueName",
      .vers = ANY,
      .type = GQ_MF_BOOL,
+     .flags = GQ_MF_NOT_ENFORCED,
      .off = CFG(manage_jobs_without_queue)},
-    {.name = "waitForPodsReady", .vers = B1, .type = GQ_MF_STRUCT, .sub = &pods_ready_schema},
+    {.name = "waitForPodsReady",
+     .vers = B1,
+     .type = GQ_MF_STRUCT,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .sub = &pods_ready_schema},
     {.name = "waitForPodsReady",
      .vers = B2,
      .type = GQ_MF_STRUCT,
-     .flags = GQ_MF_PRESENCE,
+     .flags = GQ_MF_PRESENCE | GQ_MF_NOT_ENFORCED,
      .aux = CFG(wait_for_pods_ready),
      .sub = &pods_ready_schema},
     {.name = "fairSharing", .vers = B1, .type = GQ_MF_STRUCT, .sub = &fair_sharing_schema},
@@ -708,6 +742,13 @@ static const struct gq__mf_field config_fields[] = {
      .flags = GQ_MF_PRESENCE,
      .aux = CFG(fair_sharing),
      .sub = &fair_sharing_schema},
+    CONFIG_KEPT("managedJobsNamespaceSelector"),
+    CONFIG_KEPT("admissionFairSharing"),
+    CONFIG_KEPT("resources"),
+    CONFIG_KEPT("objectRetentionPolicies"),
+    CONFIG_KEPT("integrations"),
+    CONFIG_KEPT("multiKueue"),
+    CONFIG_KEPT("featureGates"),
 };
 static const struct gq__mf_schema config_schema =
     SCHEMA(config_fields, struct gq_configuration, NULL);

@@ -292,11 +292,16 @@ static int
 decode_raw(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *v, void *base)
 {
     char **dst = MEMBER(base, f->off, char *);
-    json_object *wrap = json_object_new_object();
+    json_object *wrap = json_object_new_object(), *prev;
     const char *text;
 
     if (!wrap)
         return gq__mf_nomem(c);
+    /* Several rows may keep their fields in one member: merged, in row order. */
+    if (*dst && (prev = json_tokener_parse(*dst)) != NULL) {
+        json_object_put(wrap);
+        wrap = prev;
+    }
     json_object_object_add(wrap, f->name, gq__mf_canonical_copy(v));
     text = json_object_to_json_string_ext(wrap,
                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -391,6 +396,30 @@ decode_absent(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base, bo
     return GQ_OK;
 }
 
+/* Whether a bool given, or a block switched by its bool `enable` (v1beta1's style), is off. */
+static bool switched_off(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base)
+{
+    size_t i;
+
+    if (f->type == GQ_MF_BOOL)
+        return !*MEMBER(base, f->off, bool);
+    for (i = 0; f->type == GQ_MF_STRUCT && i < f->sub->nfields; i++) {
+        const struct gq__mf_field *e = &f->sub->fields[i];
+
+        if ((e->vers & c->version) && e->type == GQ_MF_BOOL && !strcmp(e->name, "enable"))
+            return !*MEMBER(base, e->off, bool);
+    }
+    return false;
+}
+
+/* A field given that gpuq does not enforce: its path noted, unless it switches something off. */
+static int note_not_enforced(struct gq__mf_ctx *c, const struct gq__mf_field *f, void *base)
+{
+    if (!c->not_enforced || switched_off(c, f, base))
+        return GQ_OK;
+    return gq__mf_strs_add(c, c->not_enforced, c->path);
+}
+
 static int
 decode_row(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *obj, void *base)
 {
@@ -398,6 +427,8 @@ decode_row(struct gq__mf_ctx *c, const struct gq__mf_field *f, json_object *obj,
     size_t mark = gq__mf_push(c, f->name);
     int rc = v ? decode_value(c, f, v, base) : decode_absent(c, f, base, obj != NULL);
 
+    if (rc == GQ_OK && v && (f->flags & GQ_MF_NOT_ENFORCED))
+        rc = note_not_enforced(c, f, base);
     if (rc == GQ_OK)
         gq__mf_pop(c, mark);
     return rc;

@@ -96,6 +96,18 @@ typedef struct gq_apply_item {
     const char *workload;  /* Jobs and Workloads: Kueue's workload name; else NULL */
     gq_apply_result result;
     const char *note;      /* SKIPPED: why; a pending workload: why it waits; else NULL */
+    /*
+     * Fields of the document that its API (Kueue's CRDs and Configuration
+     * types, the job kind's CRD) does not know, as kubectl's server-side
+     * field validation names them ("spec.resourceGroups[0].bogus"); with
+     * gq_apply_options.strict they are an error instead. Borrowed, like the
+     * strings above.
+     */
+    const char *const *unknown_fields;
+    size_t nunknown_fields;
+    /* Fields given that gpuq accepts and keeps but does not enforce ("waitForPodsReady"). */
+    const char *const *not_enforced;
+    size_t nnot_enforced;
 } gq_apply_item;
 
 /* Called once per object, only after the whole input has been committed. */
@@ -110,7 +122,8 @@ typedef enum gq_apply_mode {
 typedef struct gq_apply_options {
     unsigned int version;          /* GQ_APPLY_OPTIONS_VERSION */
     gq_apply_mode mode;
-    bool strict;                   /* kinds gpuq does not model are errors, not skips */
+    bool strict;                   /* kinds gpuq does not model, and fields their API does
+                                      not know, are errors (not skips, not warnings) */
     bool dry_run;                  /* validate and report, commit nothing */
     const char *default_namespace; /* for objects without one; NULL: "default" */
     int64_t now_ms;                /* the time of the change; 0: the clock */
