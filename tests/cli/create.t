@@ -29,8 +29,8 @@ $ gpuq get resourceflavor a100 -o json | python3 -c 'import json,sys; print(json
 $ gpuq create resourceflavor b --node-labels pool
 ! error: invalid --node-labels "pool": want KEY=VALUE[,KEY=VALUE]
 ? 2
-$ gpuq create clusterqueue x
-! error: create takes localqueue or resourceflavor, not "clusterqueue"
+$ gpuq create workload x
+! error: create takes clusterqueue, localqueue or resourceflavor, not "workload"
 ? 2
 $ gpuq list localqueues -A --no-headers
 ~ default +dws-local-queue +dws-cluster-queue +0 +0 +{AGE}
