@@ -191,15 +191,18 @@ static int foreign_flag(const char *resource)
 /* value, when given, one of words; its flag names it otherwise. */
 static int check_enum(const char *value, const char *flag, const char *const *words)
 {
-    size_t i;
+    char want[128] = "";
+    size_t i, n = 0;
 
     if (!value)
         return EXIT_SUCCESS;
-    for (i = 0; words[i]; i++)
+    for (i = 0; words[i]; i++) {
         if (!strcmp(value, words[i]))
             return EXIT_SUCCESS;
-    return cli_usage_error("invalid --%s \"%s\": want %s, %s or %s", flag, value, words[0],
-                           words[1], words[2] ? words[2] : words[1]);
+        n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s", !i ? "" : words[i + 1] ? ", " : " or ",
+                              words[i]);
+    }
+    return cli_usage_error("invalid --%s \"%s\": want %s", flag, value, want);
 }
 
 static int cq_spec(FILE *out)
