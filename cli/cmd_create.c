@@ -8,9 +8,9 @@
  * the line is "clusterqueue.kueue.x-k8s.io/NAME created"; -o name prints
  * the name, -o json|yaml the object (with --dry-run, as built).
  *
- * This file has the command, the flags and the spec of each kind; the
- * quota flags are create_quota.c's, the taints and tolerations
- * create_taints.c's.
+ * This file has the command, its flags and the spec of each kind; the
+ * list flags are read by create_lists.c, the quota flags by create_quota.c,
+ * the taints and tolerations by create_taints.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ static struct {
     const char *cq; /* localqueue */
     bool ignore_unknown;
     struct strlist node_labels, node_taints, tolerations; /* resourceflavor */
-    const char *cohort, *queuing, *reclaim, *within;       /* clusterqueue */
+    const char *cohort, *queuing, *reclaim, *within;      /* clusterqueue */
     struct strlist ns_selector, nominal, borrowing, lending;
     bool dry_run;
 } fl;
@@ -59,113 +59,6 @@ static const struct flag flags[] = {
     {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
 };
 
-/* ------------------------------------------------------------ list flags */
-
-int items_split(struct items *out, const struct strlist *values)
-{
-    size_t size = 0, count = 0, i, at = 0;
-    char *p;
-
-    memset(out, 0, sizeof(*out));
-    for (i = 0; i < values->n; i++) {
-        size += strlen(values->v[i]) + 1;
-        for (p = strchr(values->v[i], ','), count++; p; p = strchr(p + 1, ','))
-            count++;
-    }
-    if (!size)
-        return EXIT_SUCCESS;
-    out->buf = malloc(2 * size);
-    out->v = malloc(count * sizeof(*out->v));
-    out->text = malloc(count * sizeof(*out->text));
-    if (!out->buf || !out->v || !out->text) {
-        fputs("error: out of memory\n", stderr);
-        return EXIT_FAILURE;
-    }
-    for (i = 0; i < values->n; i++) {
-        if (!*values->v[i]) /* pflag: an empty value is an empty list */
-            continue;
-        memcpy(out->buf + at, values->v[i], strlen(values->v[i]) + 1);
-        memcpy(out->buf + size + at, values->v[i], strlen(values->v[i]) + 1);
-        for (p = out->buf + at;; p++) {
-            out->v[out->n] = p;
-            out->text[out->n++] = p + size;
-            if (!(p = strchr(p, ',')))
-                break;
-            *p = p[size] = '\0';
-        }
-        at += strlen(values->v[i]) + 1;
-    }
-    return EXIT_SUCCESS;
-}
-
-void items_free(struct items *it)
-{
-    free(it->buf);
-    free(it->v);
-    free(it->text);
-    memset(it, 0, sizeof(*it));
-}
-
-/* ------------------------------------------------------ KEY=VALUE maps */
-
-static int by_key(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Cut "KEY=VALUE" items in place into keys; a later key wins, as in pflag's map. */
-static int cut_pairs(struct items *it, const char *flag)
-{
-    size_t i, j, n = 0;
-    char *eq;
-
-    for (i = 0; i < it->n; i++) {
-        if (!(eq = strchr(it->v[i], '=')) || eq == it->v[i])
-            return cli_usage_error("invalid --%s \"%s\": want KEY=VALUE[,KEY=VALUE]", flag,
-                                   it->text[i]);
-        *eq = '\0';
-        for (j = 0; j < n && strcmp(it->v[j], it->v[i]); j++)
-            ;
-        it->v[j] = it->v[i];
-        n += j == n;
-    }
-    it->n = n;
-    return EXIT_SUCCESS;
-}
-
-/*
- * A StringToString flag as a JSON object of labels, checked, keys sorted as
- * Go writes a map: prefix, then {"k": "v", ...}; nothing when it is empty,
- * as Go's omitempty leaves it out.
- */
-static int write_map(FILE *out, const char *prefix, const struct strlist *values,
-                     const char *flag)
-{
-    gq_error err = {0, ""};
-    struct items it;
-    size_t i;
-    int rc;
-
-    if ((rc = items_split(&it, values)) != EXIT_SUCCESS ||
-        (rc = cut_pairs(&it, flag)) != EXIT_SUCCESS || it.n == 0)
-        goto out;
-    qsort(it.v, it.n, sizeof(*it.v), by_key);
-    for (i = 0; i < it.n; i++) {
-        if (gq_validate_label_key(it.v[i], &err) != GQ_OK ||
-            gq_validate_label_value(it.v[i] + strlen(it.v[i]) + 1, &err) != GQ_OK) {
-            rc = cli_usage_error("--%s: %s", flag, err.msg);
-            goto out;
-        }
-    }
-    fprintf(out, "%s{", prefix);
-    for (i = 0; i < it.n; i++)
-        fprintf(out, "%s\"%s\": \"%s\"", i ? ", " : "", it.v[i], it.v[i] + strlen(it.v[i]) + 1);
-    fputc('}', out);
-out:
-    items_free(&it);
-    return rc;
-}
-
 /* ------------------------------------------------------------ the kinds */
 
 /* A flag given for another kind than the one created, by the kind its help names. */
@@ -192,15 +85,16 @@ static int foreign_flag(const char *resource)
 static int check_enum(const char *value, const char *flag, const char *const *words)
 {
     char want[128] = "";
-    size_t i, n = 0;
+    size_t i;
 
     if (!value)
         return EXIT_SUCCESS;
     for (i = 0; words[i]; i++) {
         if (!strcmp(value, words[i]))
             return EXIT_SUCCESS;
-        n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s", !i ? "" : words[i + 1] ? ", " : " or ",
-                              words[i]);
+        if (i)
+            strcat(want, words[i + 1] ? ", " : " or ");
+        strcat(want, words[i]); /* the words are ours, and short */
     }
     return cli_usage_error("invalid --%s \"%s\": want %s", flag, value, want);
 }
@@ -222,15 +116,16 @@ static int cq_spec(FILE *out)
         return cli_usage_error("--cohort: %s", err.msg);
     /* kueuectl always sends a selector; an empty one admits from every namespace. */
     fputs(", \"namespaceSelector\": {", out);
-    if ((rc = write_map(out, "\"matchLabels\": ", &fl.ns_selector, "namespace-selector")) !=
+    if ((rc = create_map(out, "\"matchLabels\": ", &fl.ns_selector, "namespace-selector")) !=
         EXIT_SUCCESS)
         return rc;
     fputc('}', out);
     if (fl.cohort && *fl.cohort)
         fprintf(out, ", \"cohortName\": \"%s\"", fl.cohort);
     fprintf(out, ", \"queueingStrategy\": \"%s\"", fl.queuing ? fl.queuing : strategies[0]);
-    fprintf(out, ", \"preemption\": {\"reclaimWithinCohort\": \"%s\", \"withinClusterQueue\": "
-                 "\"%s\"}",
+    fprintf(out,
+            ", \"preemption\": {\"reclaimWithinCohort\": \"%s\", \"withinClusterQueue\": "
+            "\"%s\"}",
             fl.reclaim ? fl.reclaim : "Never", fl.within ? fl.within : "Never");
     return create_resource_groups(out, &fl.nominal, &fl.borrowing, &fl.lending);
 }
@@ -251,7 +146,7 @@ static int rf_spec(FILE *out)
 {
     int rc;
 
-    if ((rc = write_map(out, ", \"nodeLabels\": ", &fl.node_labels, "node-labels")) !=
+    if ((rc = create_map(out, ", \"nodeLabels\": ", &fl.node_labels, "node-labels")) !=
             EXIT_SUCCESS ||
         (rc = create_taints(out, &fl.node_taints)) != EXIT_SUCCESS)
         return rc;
@@ -294,8 +189,9 @@ static int manifest(const struct global *g, const struct kind *k, const char *na
         goto out;
     if (!(f = open_memstream(out, &len)))
         goto nomem;
-    fprintf(f, "{\"apiVersion\": \"kueue.x-k8s.io/v1beta2\", \"kind\": \"%s\", "
-               "\"metadata\": {\"name\": \"%s\"",
+    fprintf(f,
+            "{\"apiVersion\": \"kueue.x-k8s.io/v1beta2\", \"kind\": \"%s\", "
+            "\"metadata\": {\"name\": \"%s\"",
             k->kind, name);
     if (k->namespaced)
         fprintf(f, ", \"namespace\": \"%s\"", cli_namespace(g));
@@ -351,16 +247,18 @@ static int check_cq(gq_db *db)
     if (gq_object_list(db, "clusterqueue", NULL, find_row, &f, &err) != GQ_OK)
         return cli_fail(&err);
     if (!f.found) {
-        fprintf(stderr, "error: clusterqueue \"%s\" not found (-i creates the LocalQueue "
-                        "anyway)\n", fl.cq);
+        fprintf(stderr,
+                "error: clusterqueue \"%s\" not found (-i creates the LocalQueue "
+                "anyway)\n",
+                fl.cq);
         return EXIT_FAILURE;
     }
     return EXIT_SUCCESS;
 }
 
 /* The result, as -o asks: the line, the name, or the object (as built, in a dry run). */
-static int print(const struct global *g, gq_db *db, const struct kind *k, const char *name,
-                 const char *text)
+static int
+print(const struct global *g, gq_db *db, const struct kind *k, const char *name, const char *text)
 {
     gq_get_options o = GQ_GET_OPTIONS_INIT;
     gq_format format = GQ_FORMAT_JSON;
@@ -381,14 +279,14 @@ static int print(const struct global *g, gq_db *db, const struct kind *k, const 
     if (fl.dry_run)
         rc = gq_get_print(text, &o, format, cli_write_stdout, NULL, &err);
     else
-        rc = gq_render(db, k->resource, k->namespaced ? cli_namespace(g) : NULL, name, NULL,
-                       format, cli_write_stdout, NULL, &err);
+        rc = gq_render(db, k->resource, k->namespaced ? cli_namespace(g) : NULL, name, NULL, format,
+                       cli_write_stdout, NULL, &err);
     return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
 }
 
 /* text applied as kubectl create would: refused when it exists; dry run first. */
-static int create(const struct global *g, gq_db *db, const struct kind *k, const char *name,
-                  const char *text)
+static int
+create(const struct global *g, gq_db *db, const struct kind *k, const char *name, const char *text)
 {
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
     struct outcome out = {GQ_APPLY_CREATED, false};
@@ -400,8 +298,10 @@ static int create(const struct global *g, gq_db *db, const struct kind *k, const
     if (gq_apply_buffer(db, text, strlen(text), "gpuq create", &o, on_item, &out, &err) != GQ_OK)
         return cli_fail(&err);
     if (!out.seen || out.result != GQ_APPLY_CREATED) {
-        fprintf(stderr, "Error from server (AlreadyExists): %s.kueue.x-k8s.io \"%s\" already "
-                        "exists\n", k->plural, name);
+        fprintf(stderr,
+                "Error from server (AlreadyExists): %s.kueue.x-k8s.io \"%s\" already "
+                "exists\n",
+                k->plural, name);
         return EXIT_FAILURE;
     }
     if (!fl.dry_run) {
@@ -439,8 +339,7 @@ static const struct kind *choose(const struct global *g, int nargs, char **argv,
             return &kinds[i];
         return NULL;
     }
-    cli_usage_error("create takes clusterqueue, localqueue or resourceflavor, not \"%s\"",
-                    argv[0]);
+    cli_usage_error("create takes clusterqueue, localqueue or resourceflavor, not \"%s\"", argv[0]);
     return NULL;
 }
 
@@ -448,8 +347,7 @@ static int check_output(const struct global *g)
 {
     if (g->output && strcmp(g->output, "table") && strcmp(g->output, "name") &&
         strcmp(g->output, "json") && strcmp(g->output, "yaml"))
-        return cli_usage_error("gpuq create prints -o json, yaml or name, not \"%s\"",
-                               g->output);
+        return cli_usage_error("gpuq create prints -o json, yaml or name, not \"%s\"", g->output);
     return EXIT_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 /*
  * create.h: what the files of `gpuq create` share. cmd_create.c has the
- * command and the objects made from a name and a few flags; create_quota.c
+ * command and the objects made from a name and a few flags; create_lists.c
+ * reads the list flags; create_quota.c
  * writes a ClusterQueue's resourceGroups from kueuectl's quota flags;
  * create_taints.c a ResourceFlavor's nodeTaints and tolerations.
  *
@@ -18,10 +19,10 @@
 
 /* The comma-separated items of a repeated flag, as pflag's StringSlice reads them. */
 struct items {
-    char **v;           /* the items, pointing into buf, for the parsers to cut further */
-    const char **text;  /* the same items as given, for messages */
+    char **v;          /* the items, pointing into buf, for the parsers to cut further */
+    const char **text; /* the same items as given, for messages */
     size_t n;
-    char *buf;          /* the flag values, copied twice and cut at the commas; owned */
+    char *buf; /* the flag values, copied twice and cut at the commas; owned */
 };
 
 /*
@@ -33,12 +34,21 @@ int items_split(struct items *out, const struct strlist *values);
 void items_free(struct items *it);
 
 /*
+ * A StringToString flag as a JSON object of labels, each key and value
+ * checked, the keys sorted as Go writes a map: prefix, then {"k": "v", ...};
+ * nothing when it is empty, as Go's omitempty leaves it out.
+ */
+int create_map(FILE *out, const char *prefix, const struct strlist *values, const char *flag);
+
+/*
  * kueuectl's --nominal-quota, --borrowing-limit and --lending-limit, each a
  * list of "FLAVOR:RESOURCE=QUANTITY;RESOURCE=QUANTITY", written to out as the
  * JSON of "resourceGroups": [...] (nothing when all three are empty).
  */
-int create_resource_groups(FILE *out, const struct strlist *nominal,
-                           const struct strlist *borrowing, const struct strlist *lending);
+int create_resource_groups(FILE *out,
+                           const struct strlist *nominal,
+                           const struct strlist *borrowing,
+                           const struct strlist *lending);
 
 /* --node-taints KEY[=VALUE]:EFFECT,... as the JSON of "nodeTaints": [...] (nothing when none). */
 int create_taints(FILE *out, const struct strlist *taints);

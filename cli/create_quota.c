@@ -35,27 +35,25 @@
 
 enum { NOMINAL, BORROWING, LENDING, NKINDS };
 
-static const char *const flag_names[NKINDS] = {"nominal-quota", "borrowing-limit",
-                                               "lending-limit"};
-static const char *const field_names[NKINDS] = {"nominalQuota", "borrowingLimit",
-                                                "lendingLimit"};
+static const char *const flag_names[NKINDS] = {"nominal-quota", "borrowing-limit", "lending-limit"};
+static const char *const field_names[NKINDS] = {"nominalQuota", "borrowingLimit", "lendingLimit"};
 
 /* One resource of a flavor. */
 struct quota {
-    const char *name;       /* the resource, in the flag's copy */
-    gq_quantity q[NKINDS];  /* the quota and the limits */
-    bool has[NKINDS];       /* which of them were given */
+    const char *name;      /* the resource, in the flag's copy */
+    gq_quantity q[NKINDS]; /* the quota and the limits */
+    bool has[NKINDS];      /* which of them were given */
 };
 
 /* One listing "FLAVOR:RESOURCE=QUANTITY;..." of one flag. */
 struct flavor {
-    const char *name; /* in the flag's copy */
-    const char *text; /* the listing as given, for messages */
-    int kind;         /* the flag it came from */
+    const char *name;  /* in the flag's copy */
+    const char *text;  /* the listing as given, for messages */
+    int kind;          /* the flag it came from */
     struct quota *res; /* owned */
     size_t nres;
-    bool absorbed;    /* merged into an earlier listing of the same flavor */
-    size_t group;     /* its resource group, once grouped */
+    bool absorbed; /* merged into an earlier listing of the same flavor */
+    size_t group;  /* its resource group, once grouped */
 };
 
 struct quotas {
@@ -102,15 +100,14 @@ static int parse_quota(struct flavor *f, char *s)
     if (gq_quantity_parse(&r->q[f->kind], eq + 1, strlen(eq + 1), &err) != GQ_OK ||
         gq_quantity_sign(&r->q[f->kind]) < 0)
         return cli_usage_error("invalid resource quota \"%s=%s\" in --%s: %s", s, eq + 1,
-                               flag_names[f->kind],
-                               err.msg[0] ? err.msg : "must not be negative");
+                               flag_names[f->kind], err.msg[0] ? err.msg : "must not be negative");
     r->name = s;
     r->has[f->kind] = true;
     f->nres++;
     return EXIT_SUCCESS;
 }
 
-/* "FLAVOR:RESOURCE=QUANTITY;...", cut in place; one ';' may end it, as kueuectl's pattern allows. */
+/* "FLAVOR:RESOURCE=QUANTITY;...", cut in place; a ';' may end it, as kueuectl's pattern allows. */
 static int parse_flavor(struct flavor *f, char *s)
 {
     char *p = strchr(s, ':');
@@ -338,8 +335,10 @@ static void write_groups(FILE *out, struct quotas *qs)
     fputc(']', out);
 }
 
-int create_resource_groups(FILE *out, const struct strlist *nominal,
-                           const struct strlist *borrowing, const struct strlist *lending)
+int create_resource_groups(FILE *out,
+                           const struct strlist *nominal,
+                           const struct strlist *borrowing,
+                           const struct strlist *lending)
 {
     const struct strlist *flags[NKINDS] = {nominal, borrowing, lending};
     struct quotas qs;

@@ -70,8 +70,7 @@ static int parse_taint(char *s, const char *spec, struct spec_item *out)
     if (!split_item(s, out) || !*out->effect)
         return cli_usage_error("invalid taint spec: %s", spec);
     if (!effect_valid(out->effect))
-        return cli_usage_error("invalid taint effect: %s, unsupported taint effect",
-                               out->effect);
+        return cli_usage_error("invalid taint effect: %s, unsupported taint effect", out->effect);
     return check_key_value("taint", spec, out);
 }
 
@@ -82,8 +81,7 @@ static int parse_toleration(char *s, const char *spec, struct spec_item *out)
     if (!split_item(s, out) || (!*out->key && *out->value))
         return cli_usage_error("invalid toleration spec: %s", spec);
     if (*out->effect && !effect_valid(out->effect))
-        return cli_usage_error("invalid taint effect: %s, unsupported taint effect",
-                               out->effect);
+        return cli_usage_error("invalid taint effect: %s, unsupported taint effect", out->effect);
     return check_key_value("toleration", spec, out);
 }
 
@@ -107,8 +105,10 @@ static void field(FILE *out, const char *name, const char *value, bool *first)
     *first = false;
 }
 
-static void write_item(FILE *out, const struct spec_item *it, const char *op)
+/* One taint, or a toleration: operator Equal when it has a key and a value, else Exists. */
+static void write_item(FILE *out, const struct spec_item *it, bool toleration)
 {
+    const char *op = !toleration ? "" : *it->key && *it->value ? "Equal" : "Exists";
     bool first = true;
 
     fputc('{', out);
@@ -119,12 +119,11 @@ static void write_item(FILE *out, const struct spec_item *it, const char *op)
     fputc('}', out);
 }
 
-/* Both flags: split, parse each item (keeping the text as given for messages), write. */
+/* Either flag: split, parse each item (its text as given names it in messages), write. */
 static int write_list(FILE *out, const struct strlist *values, bool taints)
 {
     struct items it;
     struct spec_item *parsed = NULL;
-    char spec[512];
     size_t i;
     int rc;
 
@@ -136,21 +135,19 @@ static int write_list(FILE *out, const struct strlist *values, bool taints)
         goto out;
     }
     for (i = 0; i < it.n; i++) {
-        snprintf(spec, sizeof(spec), "%s", it.v[i]);
-        rc = taints ? parse_taint(it.v[i], spec, &parsed[i])
-                    : parse_toleration(it.v[i], spec, &parsed[i]);
+        rc = taints ? parse_taint(it.v[i], it.text[i], &parsed[i])
+                    : parse_toleration(it.v[i], it.text[i], &parsed[i]);
         if (rc != EXIT_SUCCESS)
             goto out;
         if (taints && duplicate(parsed, i)) {
-            rc = cli_usage_error("duplicated taints with the same key and effect: %s", spec);
+            rc = cli_usage_error("duplicated taints with the same key and effect: %s", it.text[i]);
             goto out;
         }
     }
     fprintf(out, ", \"%s\": [", taints ? "nodeTaints" : "tolerations");
     for (i = 0; i < it.n; i++) {
         fputs(i ? ", " : "", out);
-        write_item(out, &parsed[i],
-                   taints ? "" : *parsed[i].key && *parsed[i].value ? "Equal" : "Exists");
+        write_item(out, &parsed[i], !taints);
     }
     fputc(']', out);
 out:
