@@ -56,9 +56,15 @@ const struct command commands[] = {
      "Resume a stopped queue, or a workload stopped or rejected by an admission check",
      "gpuq resume works on the local database; use kubectl patch in cluster mode"},
     {"create", NULL, cmd_create,
-     "gpuq create localqueue NAME -c CLUSTERQUEUE [-i] | resourceflavor NAME "
-     "[--node-labels K=V,...] [flags]",
-     "Create a LocalQueue or a ResourceFlavor from flags, as kueuectl create does",
+     "gpuq create clusterqueue NAME [--cohort COHORT] [--queuing-strategy STRATEGY]\n"
+     "         [--namespace-selector K=V,...] [--reclaim-within-cohort POLICY]\n"
+     "         [--preemption-within-cluster-queue POLICY]\n"
+     "         [--nominal-quota|--borrowing-limit|--lending-limit FLAVOR:RES=QTY;RES=QTY,...]\n"
+     "       gpuq create localqueue NAME -c CLUSTERQUEUE [-i]\n"
+     "       gpuq create resourceflavor NAME [--node-labels K=V,...]\n"
+     "         [--node-taints KEY[=VALUE]:EFFECT,...] [--tolerations KEY[=VALUE][:EFFECT],...]\n"
+     "       (each: [--dry-run] [-o json|yaml|name] [flags])",
+     "Create a ClusterQueue, LocalQueue or ResourceFlavor from flags, as kueuectl create does",
      "gpuq create works on the local database; use kubectl kueue create in cluster mode"},
     {"completion", NULL, cmd_completion, "gpuq completion bash|zsh|fish",
      "Print the shell completion script for bash, zsh or fish", NULL},

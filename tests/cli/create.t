@@ -22,6 +22,19 @@ $ gpuq create localqueue/orphan -c nope -i -o name
 $ gpuq create localqueue nothing
 ! error: clusterqueue must be specified (-c NAME)
 ? 2
+# The namespace goes into the manifest too: checked first.
+$ gpuq create localqueue q -c dws-cluster-queue -n 'Bad"NS'
+!~ error: invalid value "Bad\\"NS": a lowercase RFC 1123 label .*
+? 2
+$ gpuq create localqueue team-b -c dws-cluster-queue -n research -o yaml | grep -v -e uid: -e Timestamp: | head -8
+~ apiVersion: kueue.x-k8s.io/v1beta\d
+> kind: LocalQueue
+> metadata:
+>   name: team-b
+>   namespace: research
+> spec:
+>   clusterQueue: dws-cluster-queue
+>   stopPolicy: None
 $ gpuq create resourceflavor a100 --node-labels cloud.google.com/gke-accelerator=nvidia-tesla-a100,pool=a
 > resourceflavor.kueue.x-k8s.io/a100 created
 $ gpuq get resourceflavor a100 -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["spec"]["nodeLabels"])'
@@ -29,10 +42,11 @@ $ gpuq get resourceflavor a100 -o json | python3 -c 'import json,sys; print(json
 $ gpuq create resourceflavor b --node-labels pool
 ! error: invalid --node-labels "pool": want KEY=VALUE[,KEY=VALUE]
 ? 2
-$ gpuq create clusterqueue x
-! error: create takes localqueue or resourceflavor, not "clusterqueue"
+$ gpuq create workload x
+! error: create takes clusterqueue, localqueue or resourceflavor, not "workload"
 ? 2
 $ gpuq list localqueues -A --no-headers
 ~ default +dws-local-queue +dws-cluster-queue +0 +0 +{AGE}
 ~ default +orphan +nope +0 +0 +{AGE}
 ~ research +team-a +dws-cluster-queue +0 +0 +{AGE}
+~ research +team-b +dws-cluster-queue +0 +0 +{AGE}
