@@ -543,7 +543,7 @@ static const char *const list_types[] = {
     "provisioningrequests", "podtemplates",   "nodepools", "pods",
     NULL};
 static const char *const queue_types[] = {"clusterqueues", "localqueues", "workloads", NULL};
-static const char *const create_types[] = {"localqueue", "resourceflavor", NULL};
+static const char *const create_types[] = {"clusterqueue", "localqueue", "resourceflavor", NULL};
 
 /* How a command's positional words are completed: TYPE then NAMEs, or NAMEs of one type. */
 static const struct {
