@@ -283,10 +283,20 @@ static int parse_flag(struct global *g, const struct flag *flags, int argc, char
     if (!(f = lookup(g, flags, name, len, shortname, &value)))
         return unknown_flag(flags, shown, shortname);
     if (f->type == FLAG_BOOL) {
-        if (arg && strcmp(arg, "true") != 0)
-            return arg && strcmp(arg, "false") == 0
-                       ? EXIT_SUCCESS
+        /* kubectl's --dry-run=client|server|none: gpuq's dry run changes nothing either way */
+        bool dry = strcmp(f->name, "dry-run") == 0;
+
+        if (arg && dry && (!strcmp(arg, "client") || !strcmp(arg, "server")))
+            arg = NULL;
+        else if (arg && dry && !strcmp(arg, "none"))
+            arg = "false";
+        if (arg && strcmp(arg, "true") != 0 && strcmp(arg, "false") != 0)
+            return dry ? cli_usage_error("invalid argument \"%s\" for %s: want client, server "
+                                         "or none",
+                                         arg, shown)
                        : cli_usage_error("flag %s takes no value", shown);
+        if (arg && strcmp(arg, "false") == 0)
+            return EXIT_SUCCESS;
         return set_value(f, value, NULL, shown);
     }
     if (!arg) {

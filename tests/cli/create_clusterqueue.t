@@ -179,3 +179,16 @@ $ gpuq get cq --no-headers -o name
 > clusterqueue.kueue.x-k8s.io/limits
 > clusterqueue.kueue.x-k8s.io/plain
 > clusterqueue.kueue.x-k8s.io/trailing
+# kubectl's --dry-run=client|server|none spellings.
+$ gpuq create clusterqueue spelled --dry-run=client
+> clusterqueue.kueue.x-k8s.io/spelled created (dry run)
+$ gpuq create clusterqueue spelled --dry-run=server -o name
+> clusterqueue.kueue.x-k8s.io/spelled
+$ gpuq create clusterqueue spelled --dry-run=sometimes
+! error: invalid argument "sometimes" for --dry-run: want client, server or none
+? 2
+$ gpuq get clusterqueue spelled -o name
+! Error from server (NotFound): clusterqueues.kueue.x-k8s.io "spelled" not found
+? 1
+$ gpuq create clusterqueue spelled --dry-run=none
+> clusterqueue.kueue.x-k8s.io/spelled created
