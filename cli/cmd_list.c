@@ -91,6 +91,7 @@ static const char *lower_kind(char *buf, size_t size, const char *kind)
 }
 
 static int pick_row(struct lister *l, const char *ns, const char *const *row, int n);
+static int fail_named(int rc, const gq_error *err, const char *resource, const char *name);
 
 /* Add a row, NAMESPACE first with -A; cells beyond n are empty. */
 static int add_row(struct lister *l, const char *ns, const char *const *cells, int n)
@@ -623,7 +624,7 @@ static int pick_objects(struct lister *l, const char *resource, const char *ns,
         rc = gq_get_items(text.s ? text.s : "{}", &l->pk->o, collect_pick, l->pk, &err);
     l->json ? gq_free(text.s) : free(text.s);
     if (rc != GQ_OK)
-        return cli_fail(&err);
+        return fail_named(rc, &err, resource, l->name);
     if (yaml || is_template_output(out) || (out && strcmp(out, "json") == 0))
         return EXIT_SUCCESS;
     if (l->names_only) {
@@ -762,6 +763,26 @@ static int print_table(struct lister *l, bool namespaced)
     return EXIT_SUCCESS;
 }
 
+/* kubectl's line for a NAME that matches nothing; EXIT_FAILURE. */
+static int not_found(const char *resource, const char *name)
+{
+    const struct object_table *ot = object_table(resource);
+    const char *group = strcmp(resource, "provisioningrequest") == 0 ? "autoscaling.x-k8s.io"
+                        : strcmp(resource, "podtemplate") == 0       ? ""
+                        : ot                                         ? ot->group
+                                                                     : "kueue.x-k8s.io";
+
+    fprintf(stderr, "Error from server (NotFound): %ss%s%s \"%s\" not found\n", resource,
+            *group ? "." : "", group, name);
+    return EXIT_FAILURE;
+}
+
+/* A library failure; kubectl's NotFound when it is the NAME asked for that is not there. */
+static int fail_named(int rc, const gq_error *err, const char *resource, const char *name)
+{
+    return rc == GQ_ENOTFOUND && name ? not_found(resource, name) : cli_fail(err);
+}
+
 /* -o json|yaml: the library renders; we only choose. */
 static int render(const struct lister *l, const char *resource, const char *ns, const char *name,
                   const gq_workload_filter *f)
@@ -779,7 +800,7 @@ static int render(const struct lister *l, const char *resource, const char *ns, 
     rc = gq_render(l->db, resource, ns, name, f,
                    strcmp(l->g->output, "yaml") == 0 ? GQ_FORMAT_YAML : GQ_FORMAT_JSON,
                    cli_write_stdout, NULL, &err);
-    return rc == GQ_OK ? EXIT_SUCCESS : cli_fail(&err);
+    return rc == GQ_OK ? EXIT_SUCCESS : fail_named(rc, &err, resource, name);
 }
 
 /* Workloads from where this listing reads them: the database, or what the cluster answered. */
@@ -835,24 +856,19 @@ int list_build(struct lister *l, const char *resource, const gq_workload_filter 
         l->failed = 1, rc = GQ_ENOMEM;
     if (rc != GQ_OK)
         return l->failed ? (fputs("error: out of memory\n", stderr), EXIT_FAILURE)
-                         : cli_fail(&err);
+                         : fail_named(rc, &err, resource, l->name);
     return EXIT_SUCCESS;
 }
 
 static int list(struct lister *l, const char *resource, const gq_workload_filter *f)
 {
-    const struct object_table *ot = object_table(resource);
     bool namespaced;
     int rc = list_build(l, resource, f, &namespaced);
 
     if (rc != EXIT_SUCCESS)
         return rc == LIST_PRINTED ? EXIT_SUCCESS : rc;
-    if (l->name && !l->rows && !is_provreq_resource(resource)) {
-        /* kubectl: a NAME that matches nothing is an error, not an empty list */
-        fprintf(stderr, "Error from server (NotFound): %ss.%s \"%s\" not found\n", resource,
-                ot ? ot->group : "kueue.x-k8s.io", l->name);
-        return EXIT_FAILURE;
-    }
+    if (l->name && !l->rows && !is_provreq_resource(resource))
+        return not_found(resource, l->name); /* kubectl: an error, not an empty list */
     if (l->names_only)
         return l->rows ? EXIT_SUCCESS : (list_no_resources(l, namespaced), EXIT_SUCCESS);
     return print_table(l, namespaced);

@@ -61,10 +61,10 @@ $ gpuq get provreq -o yaml | grep -E '^(apiVersion|kind|items|- apiVersion|  sta
 $ gpuq get provreq -o json | python3 -c 'import json,sys; p=json.load(sys.stdin)["items"][0]; print(p["spec"]["podSets"][0]["podTemplateRef"]["name"] == "ppt-" + p["metadata"]["name"] + "-main", "status" in p)'
 > True False
 $ gpuq get provreq nope
-! error: provisioningrequests.autoscaling.x-k8s.io "nope" not found
+! Error from server (NotFound): provisioningrequests.autoscaling.x-k8s.io "nope" not found
 ? 1
 $ gpuq get provreq $(cut -d/ -f2 pr) -n other
-!~ error: provisioningrequests\.autoscaling\.x-k8s\.io "job-sample-job-[0-9a-f]{5}-dws-prov-1" not found
+!~ Error from server \(NotFound\): provisioningrequests\.autoscaling\.x-k8s\.io "job-sample-job-[0-9a-f]{5}-dws-prov-1" not found
 ? 1
 $ gpuq get provreq -n other
 ! No resources found in other namespace.

@@ -83,3 +83,10 @@ $ gpuq get workloads -o go-template='{{.items}}'
 $ gpuq describe workloads -o jsonpath='{.}'
 ! error: gpuq describe does not print -o jsonpath; gpuq get does
 ? 2
+# A NAME that matches nothing is kubectl's NotFound whatever the printer.
+$ gpuq get clusterqueue nosuch -o jsonpath='{.metadata.name}'
+! Error from server (NotFound): clusterqueues.kueue.x-k8s.io "nosuch" not found
+? 1
+$ gpuq get clusterqueue nosuch -o yaml
+! Error from server (NotFound): clusterqueues.kueue.x-k8s.io "nosuch" not found
+? 1
