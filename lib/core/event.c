@@ -80,7 +80,8 @@ gq_event_what gq__event_what_of_change(gq_change_kind kind)
 void gq__event_words(gq_event *e)
 {
     e->level = gq__event_level_word(e->level_id);
-    e->kind = gq__event_kind_word(e->kind_id);
+    if (!e->kind) /* a job's own kind ("JobSet") may be set already */
+        e->kind = gq__event_kind_word(e->kind_id);
     if (e->what_id != GQ_EVENT_WHAT_OTHER)
         e->what = gq__event_what_word(e->what_id);
 }

@@ -124,6 +124,18 @@ void gq__sync_log(struct gq_sync *s, gq_event_level level, gq_event_kind kind, c
     va_end(ap);
 }
 
+void gq__sync_log_job(struct gq_sync *s, gq_event_level level, const struct gq_integration *row,
+                      const char *ns, const char *name, const char *what, const char *fmt, ...)
+{
+    gq_event e = log_event(level, GQ_EVENT_KIND_JOB, ns, name, GQ_EVENT_WHAT_OTHER, what);
+    va_list ap;
+
+    e.kind = row ? row->kind : NULL; /* "JobSet ns/name unsuspended", not "Job" for every kind */
+    va_start(ap, fmt);
+    gq__cluster_logv(s->o.log, s->o.log_payload, &e, fmt, ap);
+    va_end(ap);
+}
+
 void gq__sync_log_transition(struct gq_sync *s, gq_event_level level, gq_event_kind kind,
                              const char *ns, const char *name, gq_event_what what,
                              const char *fmt, ...)

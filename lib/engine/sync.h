@@ -113,6 +113,10 @@ struct gq_sync {
 void gq__sync_log(struct gq_sync *s, gq_event_level level, gq_event_kind kind, const char *ns,
                   const char *name, const char *what, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
+/* The same for a job of any kind: its kind's word (row->kind) in the line, Job's when NULL. */
+void gq__sync_log_job(struct gq_sync *s, gq_event_level level, const struct gq_integration *row,
+                      const char *ns, const char *name, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 /* The same for a Workload's or a request's transition: its word is what's. */
 void gq__sync_log_transition(struct gq_sync *s, gq_event_level level, gq_event_kind kind,
                              const char *ns, const char *name, gq_event_what what,

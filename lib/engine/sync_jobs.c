@@ -179,7 +179,7 @@ static int queue_job(struct gq_sync *s, const struct job_view *v, gq_error *err)
     json_object_put(copy);
     if (rc != GQ_OK) {
         gq__object_clear(&obj);
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name, "invalid",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, v->row, v->ns, v->name, "invalid",
                      "%s %s", v->row->kind, err ? err->msg : "");
         return GQ_OK; /* a job gpuq cannot read stays suspended and is reported */
     }
@@ -224,10 +224,10 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
     if (!v->suspended && v->admitted && in_state(&r, GQ_WL_ADMITTED))
         return started(s, v, &r, err);
     if (!v->suspended)
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, v->ns, v->name,
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, v->row, v->ns, v->name,
                      "unsuspended-without-admission", "a labelled Job runs without admission: %s",
                      s->o.suspend_unadmitted ? "it will be suspended" : "reported only");
-    gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, v->ns, v->name, "queued",
+    gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, v->row, v->ns, v->name, "queued",
                  "in LocalQueue %s", v->queue);
     return GQ_OK;
 }

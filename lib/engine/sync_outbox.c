@@ -707,7 +707,7 @@ static int refuse(struct gq_sync *s, const struct target *t, const char *reason,
     snprintf(msg, sizeof(msg), "%s", message); /* message may be err->msg */
     if ((rc = gq__store_write(s->st, refused_txn, &x, err)) != GQ_OK)
         return rc;
-    gq__sync_log(s, GQ_EVENT_LEVEL_ERROR, GQ_EVENT_KIND_JOB, t->ns, t->job, "refused",
+    gq__sync_log_job(s, GQ_EVENT_LEVEL_ERROR, t->row, t->ns, t->job, "refused",
                  "%s (%d in a row, next try in %llds): %s", reason, x.f.tries,
                  (long long)((x.f.retry_at - x.f.now_ms + 999) / 1000), msg);
     return GQ_OK;
@@ -950,7 +950,7 @@ static int unstart(struct gq_sync *s, json_object *job, json_object **out, gq_er
         rc = patch_failed(&p, &r, err);
     gq__kube_resp_free(&r);
     if (*out)
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, t.ns, t.job, "start-time-cleared",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, t.row, t.ns, t.job, "start-time-cleared",
                      "so that its pod template can change when it is admitted");
     return rc;
 }
@@ -1281,7 +1281,7 @@ static int kind_patch(struct gq_sync *s, const struct gq__outbox_item *it,
         (rc = get_job(s, tg, &have, err)) == GQ_OK && have)
         rc = patch_guarded(s, &p, gq__js_str(have, "metadata.resourceVersion"), have, after, err);
     if (rc == GQ_OK && k.broken)
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, tg->ns, tg->job, "podset-missing",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, tg->row, tg->ns, tg->job, "podset-missing",
                      "a pod set of the workload is no longer in the %s", tg->row->kind);
     json_object_put(have);
     kind_release_clear(&k);
@@ -1300,7 +1300,7 @@ static int release_kind(struct gq_sync *s, const struct gq__outbox_item *it,
         t.gone = !after;
         t.rv = gq__js_str(after, "metadata.resourceVersion");
         if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
-            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg->ns, tg->job,
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, tg->row, tg->ns, tg->job,
                          "unsuspended", "%s %s", tg->row->kind, gq__wl_state_name(GQ_WL_ADMITTED));
     } else if (rc == GQ_EINVALID) {
         rc = refuse(s, tg, "ReleaseRefused", err->msg, err);
@@ -1334,7 +1334,7 @@ static int release(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
         t.gone = !after;
         t.rv = gq__js_str(after, "metadata.resourceVersion");
         if ((rc = gq__store_write(s->st, started_txn, &t, err)) == GQ_OK && after)
-            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "unsuspended",
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, tg.row, tg.ns, tg.job, "unsuspended",
                          "%s", gq__wl_state_name(GQ_WL_ADMITTED));
     } else if (rc == GQ_EINVALID) {
         rc = refuse(s, &tg, "ReleaseRefused", err->msg, err);
@@ -1396,7 +1396,7 @@ static int suspend_kind(struct gq_sync *s, const struct gq__outbox_item *it,
     t.gone = !after;
     t.rv = gq__js_str(after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg->ns, tg->job, "suspended",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, tg->row, tg->ns, tg->job, "suspended",
                      "%s %s", tg->row->kind,
                      it->evictions != 0 ? gq__wl_state_name(GQ_WL_EVICTED)
                                         : "it ran without admission");
@@ -1422,12 +1422,12 @@ static int suspend(struct gq_sync *s, const struct gq__outbox_item *it, gq_error
         return rc;
     /* Suspended either way; should the clearing fail, the release tries it again. */
     if (after && unstart(s, after, &cleared, err) != GQ_OK)
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "start-time-kept",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, tg.row, tg.ns, tg.job, "start-time-kept",
                      "%s", err->msg);
     t.gone = !after;
     t.rv = gq__js_str(cleared ? cleared : after, "metadata.resourceVersion");
     if ((rc = gq__store_write(s->st, suspended_txn, &t, err)) == GQ_OK && after)
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, tg.ns, tg.job, "suspended",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, tg.row, tg.ns, tg.job, "suspended",
                      "%s", it->evictions != 0 ? gq__wl_state_name(GQ_WL_EVICTED)
                                               : "it ran without admission");
     json_object_put(cleared);
@@ -1467,7 +1467,7 @@ static int confirm_gone(struct gq_sync *s, const struct gq__outbox_item *it, gq_
         return rc;
     rc = gq__store_write(s->st, confirm_txn, &c, err);
     if (rc == GQ_OK && !c.job)
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, ns, job, "deleted",
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, t.row, ns, job, "deleted",
                      "quota released");
     json_object_put(c.job);
     s->changes++;

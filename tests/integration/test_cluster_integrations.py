@@ -328,6 +328,9 @@ def case_jobset(e):
             f"{rj['name']}: the consume annotation")
     c.check(js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"]
             .get("role") == "leader", "the template's own label kept")
+    log = wait_for("the release logged", lambda: "unsuspended" in g.logtext() and g.logtext())
+    c.check(" JobSet default/trainer unsuspended" in log and " Job default/trainer " not in log,
+            "gpuqd's log names the JobSet as a JobSet: " + log[-1500:])
     g.stop()
     e.delete("jobsets", "trainer")
 
