@@ -4,7 +4,8 @@ kept by the build instead of by prose.
 
   python3 tests/layers/check.py [--root DIR] [--exceptions FILE]
 
-Each folder of lib/ is a layer. A file may include the headers of its own
+The top level holds only what the developers' guide lists (and build folders,
+dot-files). Each folder of lib/ is a layer. A file may include the headers of its own
 layer and of the layers listed for it below, the public headers
 (gpuqueue/*.h) and the C library; each outside dependency has the one layer
 that may include it; cli/ and daemon/ include only the public headers of
@@ -130,9 +131,25 @@ def sources(root, sub):
 ROOT = "."
 
 
+# The repository's top level, as the developers' guide fixes it (dot-files aside), and what
+# a build leaves there (ignored by git).
+TOP_LEVEL = {"CMakeLists.txt", "lib", "cli", "daemon", "schema", "tests", "examples", "README.md",
+             "cmake"}
+BUILD_DIR = re.compile(r"^build")
+
+
+def top_level(root):
+    """A file or folder at the top level that the guide does not list."""
+    for entry in sorted(os.listdir(root)):
+        if entry.startswith(".") or entry in TOP_LEVEL or BUILD_DIR.match(entry):
+            continue
+        yield f"{entry}: layout: not one of the top level's entries (the guide lists them)"
+
+
 def check(root):
     global ROOT
     ROOT = root
+    yield from top_level(root)
     lib = os.path.join(root, "lib")
     layer_of = {}  # header base name -> layer
     for layer in MAY_INCLUDE:

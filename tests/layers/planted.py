@@ -48,6 +48,7 @@ def main():
                 with open(full, "w") as fh:
                     fh.write(old)
 
+        plant("doc", "a folder's stand-in\n", "doc: layout: not one of the top level's entries")
         plant("lib/core/quota.c", '\n#include "store.h"\n', "lib/core/quota.c:")
         plant("lib/core/quota.c", '\n#include "store.h"\n', 'core may not include "store.h"')
         plant("lib/store/store.c", '\n#include "engine.h"\n', 'store may not include "engine.h"')
