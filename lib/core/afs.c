@@ -105,7 +105,7 @@ static bool afs_queue(const struct gq_snapshot *s, const struct gq_snap_wl *wl)
 static void usage_update(struct gq_snapshot *s, struct gq_snap_lq *lq)
 {
     lq->afs_usage = gq__afs_usage(lq->consumed, lq->penalty, s->afs_weights, s->nres, lq->weight);
-    if (lq->cq >= 0)
+    if (lq->cq >= 0 && s->cqs[lq->cq].afs)
         s->cqs[lq->cq].afs_stale = true;
 }
 
@@ -187,10 +187,14 @@ int gq__afs_prepare(struct gq_snapshot *s)
 
 void gq__afs_sample(struct gq_snapshot *s, int64_t now)
 {
-    double *cur = s->afs_scratch, *tmp = cur + s->nres + 1;
+    double *cur, *tmp;
     size_t i;
 
-    for (i = 0; s->afs && i < s->nlqs; i++) {
+    if (!s->afs)
+        return;
+    cur = s->afs_scratch;
+    tmp = cur + s->nres + 1;
+    for (i = 0; i < s->nlqs; i++) {
         struct gq_snap_lq *lq = &s->lqs[i];
 
         if (lq->afs_known && now - lq->afs_last < s->afs_sampling_ms)
@@ -243,20 +247,25 @@ static void penalty_remove(struct gq_snapshot *s, const struct gq_snap_wl *wl, d
 void gq__afs_admitted(struct gq_snapshot *s, int w, int64_t now)
 {
     const struct gq_snap_wl *wl = &s->wls[w];
-    double *pen = s->afs_scratch, *cur = pen + s->nres + 1, *tmp = cur + s->nres + 1;
+    double *pen, *cur, *tmp;
     struct gq_snap_lq *lq;
     size_t r;
 
     if (!afs_queue(s, wl))
         return;
+    pen = s->afs_scratch;
+    cur = pen + s->nres + 1;
+    tmp = cur + s->nres + 1;
     lq = &s->lqs[wl->lq];
     penalty_remove(s, wl, pen);
-    admitted_usage(s, wl->lq, cur, tmp);
     if (!lq->afs_known) {
         lq->afs_known = true;
         lq->afs_last = now;
     }
-    gq__afs_decay(lq->consumed, cur, s->nres, now - lq->afs_last, s->afs_half_life_ms);
+    if (now > lq->afs_last) { /* no time passed, nothing decays: spare the walk of holders */
+        admitted_usage(s, wl->lq, cur, tmp);
+        gq__afs_decay(lq->consumed, cur, s->nres, now - lq->afs_last, s->afs_half_life_ms);
+    }
     for (r = 0; r < s->nres; r++)
         lq->consumed[r] += pen[r];
     if (now > lq->afs_last)
