@@ -263,10 +263,9 @@ static void test_compat(void)
     printf("compat: %d files, %d documents decoded, %d unmodelled skipped, no unknown field, "
            "%d not enforced\n",
            files, ok, skipped, not_enforced);
-    /* kueue/admin/concurrent-admission-setup.yaml: concurrentAdmissionPolicy;
-     * kueue/admission-fs/admission-fair-sharing-setup.yaml: admissionScope, two LocalQueues'
-     * fairSharing. */
-    CHECKF(not_enforced == 4, "not enforced %d", not_enforced);
+    /* kueue/admin/concurrent-admission-setup.yaml: concurrentAdmissionPolicy (admission
+     * fair sharing's admissionScope and LocalQueue fairSharing are enforced: issue 17). */
+    CHECKF(not_enforced == 1, "not enforced %d", not_enforced);
     /* 111 = 29 ResourceFlavor + 19 ClusterQueue + 20 LocalQueue + 14 AdmissionCheck + 12
      * ProvisioningRequestConfig + 17 Job; 15 = 8 MultiKueueCluster + 2 MultiKueueConfig + 3
      * PodMonitoring + ClusterRole + ClusterRoleBinding. */
@@ -673,6 +672,50 @@ static void test_values(void)
     gq__object_clear(&obj);
 }
 
+/* admissionFairSharing (issue 17): defaults, weights, and Kueue's validation. */
+static void test_config_afs(void)
+{
+    static const struct {
+        const char *afs;  /* the block, YAML flow */
+        const char *want; /* error message, or NULL */
+    } bad[] = {
+        {"{usageSamplingInterval: 0s}",
+         "admissionFairSharing.usageSamplingInterval: must be greater than 0"},
+        {"{resourceWeights: {cpu: -1}}", "admissionFairSharing.resourceWeights.cpu: "},
+        {"{resourceWeights: {cpu: x}}", "must be a number, not negative"},
+    };
+    struct gq_object obj;
+    gq_error err;
+    char yaml[256];
+    size_t i;
+
+    CHECKF(decode("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                  "admissionFairSharing: {usageHalfLifeTime: 10m, resourceWeights: "
+                  "{nvidia.com/gpu: 2.5, cpu: 0}}\n",
+                  &obj, &err) == GQ_OK,
+           "%s", err.msg);
+    CHECK(obj.u.config.admission_fair_sharing);
+    CHECK(obj.u.config.afs_half_life_ms == 600000 && obj.u.config.afs_sampling_ms == 300000);
+    CHECK(obj.u.config.afs_weights.n == 2);
+    CHECK_STR(obj.u.config.afs_weights.v[0].key, "nvidia.com/gpu");
+    CHECK_STR(obj.u.config.afs_weights.v[0].value, "2.5");
+    CHECK_STR(obj.u.config.afs_weights.v[1].value, "0");
+    gq__object_clear(&obj);
+    CHECK(decode("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n", &obj,
+                 &err) == GQ_OK);
+    CHECK(!obj.u.config.admission_fair_sharing && !obj.u.config.afs_weights.n);
+    gq__object_clear(&obj);
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(yaml, sizeof(yaml),
+                 "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                 "admissionFairSharing: %s\n",
+                 bad[i].afs);
+        CHECKF(decode(yaml, &obj, &err) == GQ_EINVALID, "row %zu", i);
+        CHECKF(strstr(err.msg, bad[i].want) != NULL, "row %zu: %s", i, err.msg);
+        gq__object_clear(&obj);
+    }
+}
+
 /* Flavors (taints, tolerations, times) and a cohort's limits. */
 static void test_values_flavor_cohort(void)
 {
@@ -1065,11 +1108,11 @@ static const struct {
      "metadata.label spec.resourceGroups[0].flavors[0].bogus "
      "spec.resourceGroups[0].flavors[0].resources[0].lendinglimit",
      ""},
-    /* Not enforced, and status (in Kueue's schema) read as the API reads it. */
+    /* Status (in Kueue's schema) read as the API reads it; admissionScope is enforced. */
     {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
      "spec: {admissionScope: {admissionMode: NoAdmissionFairSharing}}\n"
      "status: {pendingWorkloads: 1, pending: 2}",
-     "status.pending", "spec.admissionScope"},
+     "status.pending", ""},
     {"apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: a}\n"
      "spec: {controllerName: c, retryDelayMinutes: 3}",
      "", "spec.retryDelayMinutes"},
@@ -1213,6 +1256,7 @@ int main(void)
     TEST_RUN(test_defaults);
     TEST_RUN(test_values);
     TEST_RUN(test_values_flavor_cohort);
+    TEST_RUN(test_config_afs);
     TEST_RUN(test_rejects);
     TEST_RUN(test_duration);
     TEST_RUN(test_unquoted_on);

@@ -731,6 +731,33 @@ out:
     return rc;
 }
 
+/*
+ * A LocalQueue's admission fair sharing status, when it has one: its weight,
+ * the decayed consumed resources and when they were last updated.
+ */
+static int put_lq_afs(struct describe *d, const struct gq_obj_detail *o)
+{
+    struct gq_lq_afs a;
+    char buf[32];
+    const char *p, *end, *eq;
+    int rc = gq__store_lq_afs(d->db->st, o->ns, o->name, &a, d->err);
+
+    if (rc != GQ_OK || !a.consumed)
+        return rc;
+    line(&d->t, 1, "Admission Fair Sharing:\n");
+    line(&d->t, 2, "Weight:\t%s\n", a.weight);
+    line(&d->t, 2, "Consumed Resources:%s\n", *a.consumed ? "" : "\t<none>");
+    for (p = a.consumed; *p; p = *end ? end + 1 : end) {
+        end = p + strcspn(p, "\n");
+        eq = memchr(p, '=', (size_t)(end - p));
+        if (eq)
+            line(&d->t, 3, "%.*s:\t%.*s\n", (int)(eq - p), p, (int)(end - eq - 1), eq + 1);
+    }
+    line(&d->t, 2, "Last Update:\t%s\n", rfc3339(buf, a.last_ms));
+    gq__store_lq_afs_clear(&a);
+    return GQ_OK;
+}
+
 static int describe_lq(struct describe *d)
 {
     struct gq_obj_detail o;
@@ -753,7 +780,8 @@ static int describe_lq(struct describe *d)
     else
         put_active(d, true, "Ready", "Can submit new workloads to localQueue");
     put_counts(d, &q);
-    rc = put_tail(d, &o);
+    if ((rc = put_lq_afs(d, &o)) == GQ_OK)
+        rc = put_tail(d, &o);
 out:
     free(q.inactive);
     free(cq.inactive);

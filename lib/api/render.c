@@ -203,7 +203,7 @@ static int object_row(const struct gq__render_object *row, void *payload, gq_err
     struct objects *q = payload;
     struct gq__mf_object o = {q->kind,         row->ns,         row->name,       row->uid,
                               row->spec,       row->created_ms, row->updated_ms, row->cluster_queue,
-                              row->stop_policy};
+                              row->stop_policy, row->afs_consumed, row->afs_last_ms};
     struct gq__mf_item *it;
     int rc;
 

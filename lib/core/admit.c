@@ -13,6 +13,7 @@
  */
 #include "sort.h"
 #include "admit_int.h"
+#include "afs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,11 +113,17 @@ static void holders_remove(struct gq_snap_cq *cq, int w)
 
 /* ---------------------------------------------------------------- heaps */
 
-/* Heap order: the sticky preemptor, priority, queue-order time, submission. */
+/*
+ * Heap order: with admission fair sharing, the LocalQueue with the lower
+ * usage first (afs.h); then the sticky preemptor, priority, queue-order
+ * time, submission.
+ */
 static bool before(const struct gq_snapshot *s, const struct gq_snap_cq *cq, int a, int b)
 {
     const struct gq_snap_wl *x = &s->wls[a], *y = &s->wls[b];
 
+    if (cq->afs && x->lq != y->lq && s->lqs[x->lq].afs_usage != s->lqs[y->lq].afs_usage)
+        return s->lqs[x->lq].afs_usage < s->lqs[y->lq].afs_usage;
     if ((a == cq->sticky) != (b == cq->sticky))
         return a == cq->sticky;
     if (x->priority != y->priority)
@@ -162,6 +169,18 @@ static int heap_pop(struct gq_snapshot *s, struct gq_snap_cq *cq)
     return top;
 }
 
+/* The heap again from its first n entries, pushed into the front of the same array. */
+static int heap_rebuild(struct gq_snapshot *s, struct gq_snap_cq *cq, size_t n)
+{
+    size_t i;
+
+    cq->nheap = 0;
+    for (i = 0; i < n; i++)
+        if (heap_push(s, cq, cq->heap[i]) < 0)
+            return -1;
+    return 0;
+}
+
 static int set_aside(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
 {
     if (gq__grow(&cq->inadmissible, &cq->capinadmissible, cq->ninadmissible, sizeof(int)) < 0)
@@ -205,11 +224,7 @@ static int set_aside_alike(struct gq_snapshot *s, struct gq_snap_cq *cq, int w)
     }
     if (kept == cq->nheap)
         return 0;
-    cq->nheap = 0;
-    for (i = 0; i < kept; i++) /* rebuild: pushes into the front of the same array */
-        if (heap_push(s, cq, cq->heap[i]) < 0)
-            return -1;
-    return 0;
+    return heap_rebuild(s, cq, kept);
 }
 
 /* QueueInadmissibleWorkloads for every queue of the tree rooted at root. */
@@ -321,6 +336,8 @@ int gq__admit_prepare(struct gq_snapshot *s)
         return -1;
     for (i = 0; i < s->ncqs; i++)
         s->cqs[i].sticky = -1;
+    if (gq__afs_prepare(s) < 0)
+        return -1;
     for (i = 0; i < s->nwls; i++) {
         struct gq_snap_wl *wl = &s->wls[i];
 
@@ -629,6 +646,7 @@ static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_
         return -1;
     wl->state = checks_apply(s, cq, wl) ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
     wl->reserved_ms = now;
+    gq__afs_reserved(s, e->w, now);
     wl->evicted = false;
     if (cq->sticky == e->w)
         cq->sticky = -1;
@@ -820,6 +838,8 @@ static int evict(struct gq_snapshot *s, int w, const char *reason, const char *p
     struct gq_snap_wl *wl = &s->wls[w];
     struct gq_decision *x;
 
+    if (wl->state == GQ_WS_RESERVED)
+        gq__afs_unreserved(s, w);
     gq__uses_apply(s, wl->cq, &wl->held, -1);
     wl->held.n = 0;
     holders_remove(&s->cqs[wl->cq], w);
@@ -874,6 +894,9 @@ static int heads(struct gq_snapshot *s, struct entry *e, size_t *n, struct gq_de
 
         if (!cq->active || !cq->nheap)
             continue;
+        if (cq->afs_stale && heap_rebuild(s, cq, cq->nheap) < 0)
+            return -1;
+        cq->afs_stale = false;
         x = &e[(*n)++];
         x->w = heap_pop(s, cq);
         if (!ns_matches(s, cq, s->wls[x->w].ns)) {
@@ -921,6 +944,7 @@ int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
 
     s->cycle++;
     s->now = now;
+    gq__afs_sample(s, now);
     if (!e || ungate(s) < 0 || (s->cycle == 1 && notify(s, d) < 0) || heads(s, e, &n, d) < 0 ||
         !(order = order_entries(s, e, n)))
         goto out;
@@ -963,13 +987,14 @@ int gq__snapshot_find(const struct gq_snapshot *s, int64_t id)
     return lo < s->nwls && s->wls[lo].id == id ? (int)lo : -1;
 }
 
-int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d)
+int gq__admit_checks_ready(struct gq_snapshot *s, int w, int64_t now, struct gq_decisions *d)
 {
     struct gq_snap_wl *wl = &s->wls[w];
 
     if (wl->state != GQ_WS_RESERVED)
         return 0;
     wl->state = GQ_WS_ADMITTED;
+    gq__afs_admitted(s, w, now);
     set_text(&wl->reason, NULL);
     set_text(&wl->message, NULL);
     return decide(d, GQ_DEC_READY, w, NULL, NULL) ? 0 : -1;
@@ -999,6 +1024,8 @@ int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
 
     if (wl->state != GQ_WS_RESERVED && wl->state != GQ_WS_ADMITTED)
         return 0;
+    if (wl->state == GQ_WS_RESERVED)
+        gq__afs_unreserved(s, w);
     gq__uses_apply(s, wl->cq, &wl->held, -1);
     wl->held.n = 0;
     holders_remove(&s->cqs[wl->cq], w);
@@ -1132,8 +1159,12 @@ void gq__snapshot_free(struct gq_snapshot *s)
         free(s->lqs[i].ns);
         free(s->lqs[i].name);
         free(s->lqs[i].cq_name);
+        free(s->lqs[i].consumed);
+        free(s->lqs[i].penalty);
     }
     free(s->lqs);
+    free(s->afs_weights);
+    free(s->afs_scratch);
     for (i = 0; i < s->nwls; i++)
         wl_free(&s->wls[i]);
     free(s->wls);

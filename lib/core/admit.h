@@ -130,6 +130,9 @@ struct gq_snap_cq {
                                      so that preemption passes over most holders unread */
     size_t nholders, capholders;
     bool told_inactive;           /* its waiting workloads were told why */
+    bool afs;                     /* admissionScope UsageBasedAdmissionFairSharing, with the
+                                     Configuration's admissionFairSharing (afs.h) */
+    bool afs_stale;               /* a LocalQueue's usage changed: reorder the heap */
 };
 
 struct gq_snap_lq {
@@ -137,6 +140,14 @@ struct gq_snap_lq {
     int cq;                       /* -1 when its ClusterQueue does not exist */
     char *cq_name;
     bool stopped, drain;
+    /* admission fair sharing (afs.h), when the snapshot's afs is on */
+    bool afs_known;               /* it has a status: consumed as of afs_last */
+    bool afs_changed;             /* consumed or afs_last changed: to be stored */
+    double weight;                /* spec.fairSharing.weight */
+    double *consumed;             /* per resource: decayed usage, Kueue's units */
+    double *penalty;              /* per resource: entry penalties not yet settled */
+    int64_t afs_last;             /* lastUpdate (ms) */
+    double afs_usage;             /* (consumed + penalty) weighted, over weight */
 };
 
 struct gq_snap_ps {
@@ -215,6 +226,11 @@ struct gq_snapshot {
     size_t nnss;
     bool fair_sharing;
     bool fs_final_share, fs_initial_share; /* preemption strategies */
+    bool afs;                     /* the Configuration sets admissionFairSharing */
+    int64_t afs_half_life_ms;     /* usageHalfLifeTime */
+    int64_t afs_sampling_ms;      /* usageSamplingInterval */
+    double *afs_weights;          /* per resource: resourceWeights, default 1 */
+    double *afs_scratch;          /* 3 x (nres + 1), for afs.c's sums */
     int res_pods;                 /* index of "pods", or -1 */
     uint64_t cycle;               /* cycles run */
     int64_t now;                  /* the time of the cycle in hand (ms) */
@@ -268,8 +284,8 @@ int gq__admit_cycle(struct gq_snapshot *s, int64_t now, struct gq_decisions *out
 /* Index of the workload with store id `id` (the snapshot is in id order), or -1. */
 int gq__snapshot_find(const struct gq_snapshot *s, int64_t id);
 
-/* A reserved workload whose checks are all Ready becomes admitted. -1 on ENOMEM. */
-int gq__admit_checks_ready(struct gq_snapshot *s, int w, struct gq_decisions *d);
+/* A reserved workload whose checks are all Ready becomes admitted at now. -1 on ENOMEM. */
+int gq__admit_checks_ready(struct gq_snapshot *s, int w, int64_t now, struct gq_decisions *d);
 
 /*
  * An admission check in Retry: the workload is evicted (reason AdmissionCheck)

@@ -155,20 +155,31 @@ static int find_candidates(const struct gq_snapshot *s, int w, const struct frse
 /* A candidate with its sort keys, so that ordering needs no global state. */
 struct ckey {
     bool in_cq;
+    bool has_usage;      /* in a ClusterQueue ordered by admission fair sharing */
     int32_t priority;
+    int cq;
+    const char *lq;      /* its LocalQueue's name (Kueue compares spec.queueName) */
+    double usage;        /* that LocalQueue's usage (afs.h) */
     int64_t reserved_ms;
     uint64_t uid_key;
     const char *uid;
     int w;
 };
 
-/* candidatesOrdering */
+/*
+ * candidatesOrdering; with admission fair sharing, between two workloads of
+ * one ClusterQueue and two LocalQueues, the higher LocalQueue usage first
+ * (pkg/scheduler/preemption/common/ordering.go).
+ */
 static int cand_cmp(const void *x, const void *y)
 {
     const struct ckey *a = x, *b = y;
 
     if (a->in_cq != b->in_cq)
         return a->in_cq ? 1 : -1;
+    if (a->has_usage && b->has_usage && a->cq == b->cq && strcmp(a->lq, b->lq) != 0 &&
+        a->usage != b->usage)
+        return a->usage > b->usage ? -1 : 1;
     if (a->priority != b->priority)
         return a->priority < b->priority ? -1 : 1;
     if (a->reserved_ms != b->reserved_ms)
@@ -188,8 +199,14 @@ static int sort_candidates(const struct gq_snapshot *s, int cq, struct cands *c)
     for (i = 0; i < c->n; i++) {
         const struct gq_snap_wl *wl = &s->wls[c->v[i]];
 
-        k[i] = (struct ckey){wl->cq == cq, wl->priority, wl->reserved_ms, wl->uid_key, wl->uid,
-                             c->v[i]};
+        bool afs = s->afs && wl->lq >= 0 && s->cqs[wl->cq].afs;
+
+        k[i] = (struct ckey){wl->cq == cq,       afs,
+                             wl->priority,       wl->cq,
+                             afs ? s->lqs[wl->lq].name : NULL,
+                             afs ? s->lqs[wl->lq].afs_usage : 0.0,
+                             wl->reserved_ms,    wl->uid_key,
+                             wl->uid,            c->v[i]};
     }
     gq__qsort(k, c->n, sizeof(*k), cand_cmp);
     for (i = 0; i < c->n; i++)

@@ -280,6 +280,8 @@ void gq__object_clear(struct gq_object *obj)
         strs_clear(&obj->u.config.preemption_strategies);
         free(obj->u.config.requeue_timestamp);
         free(obj->u.config.extra);
+        gq__kvs_clear(&obj->u.config.afs_weights);
+        free(obj->u.config.afs_weights_raw);
         break;
     case GQ_KIND_JOB:
     case GQ_KIND_WORKLOAD:

@@ -205,6 +205,11 @@ struct gq_configuration {
     int32_t requeue_base_s;          /* 60 */
     int32_t requeue_max_s;           /* 3600 */
     bool manage_jobs_without_queue;
+    bool admission_fair_sharing;     /* admissionFairSharing given (afs.h) */
+    int64_t afs_half_life_ms;        /* usageHalfLifeTime, default 0 */
+    int64_t afs_sampling_ms;         /* usageSamplingInterval, default 5m */
+    struct gq_kvs afs_weights;       /* resourceWeights: resource -> weight as "%.17g" text */
+    char *afs_weights_raw;           /* resourceWeights as written, canonical JSON */
     char *extra;                     /* canonical JSON of the fields kept verbatim, not enforced */
 };
 

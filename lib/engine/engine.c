@@ -234,7 +234,7 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
             break;
         }
     }
-    return rc;
+    return rc == GQ_OK ? gq__engine_afs_persist(st, &e->s, err) : rc;
 }
 
 /* Build the snapshot when it may differ from the database: at a group's start. */

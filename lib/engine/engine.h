@@ -37,6 +37,12 @@ int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
                               void *payload, gq_schedule_stats *stats, gq_error *err);
 
 
+/*
+ * Each LocalQueue whose admission fair sharing status the cycles changed
+ * (afs.h) into the store, inside the cycle's transaction (engine_afs.c).
+ */
+int gq__engine_afs_persist(struct gq_store *st, struct gq_snapshot *s, gq_error *err);
+
 /* Build the admission snapshot from the store, inside the caller's transaction. */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);
 

@@ -9,6 +9,7 @@
  * ones and the implicit ones a ClusterQueue or a Cohort's parentName names.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,11 @@ struct loader {
         int32_t n;
     } *failed;                 /* flavor fallback counts, resolved with the usage rows */
     size_t nfailed, capfailed;
+    struct arow {
+        int lq, res;           /* lq -1: the Configuration's resourceWeights */
+        double v;
+    } *afs;                    /* admission fair sharing: consumed amounts and weights */
+    size_t nafs, capafs;
 };
 
 static int nomem(struct loader *l)
@@ -210,6 +216,48 @@ static int check_row(const struct gq_load_spec *v, void *p)
     return rc;
 }
 
+static int afs_add(struct loader *l, int lq, const char *res, double v)
+{
+    int r = gq__intern(&l->s->res_names, res);
+
+    if (r < 0 || gq__grow(&l->afs, &l->capafs, l->nafs, sizeof(*l->afs)) < 0)
+        return nomem(l);
+    l->afs[l->nafs++] = (struct arow){lq, r, v};
+    return 0;
+}
+
+/* A LocalQueue's stored consumed resources, "resource=quantity" lines (schema/0016). */
+static int afs_consumed(struct loader *l, int lq, const char *text)
+{
+    const char *line = text, *eq, *end;
+    char res[256];
+    gq_quantity q;
+    int rc;
+
+    for (; *line; line = *end ? end + 1 : end) {
+        end = line + strcspn(line, "\n");
+        eq = memchr(line, '=', (size_t)(end - line));
+        if (!eq || (size_t)(eq - line) >= sizeof(res) ||
+            gq_quantity_parse(&q, eq + 1, (size_t)(end - eq - 1), NULL) != GQ_OK)
+            return gq__store_damaged(l->st, l->err, "lq_afs_usage: bad line in %.100s", text);
+        snprintf(res, sizeof(res), "%.*s", (int)(eq - line), line);
+        if ((rc = afs_add(l, lq, res, (double)q.mantissa * pow(10.0, q.scale))) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static double weight_of(const char *text)
+{
+    gq_quantity q;
+    int64_t milli;
+
+    if (!text || gq_quantity_parse(&q, text, strlen(text), NULL) != GQ_OK ||
+        gq_quantity_milli_value(&milli, &q) != GQ_OK)
+        return 1.0;
+    return (double)milli / 1000.0;
+}
+
 static int lq_row(const struct gq_load_local_queue *v, void *p)
 {
     struct loader *l = p;
@@ -229,7 +277,14 @@ static int lq_row(const struct gq_load_local_queue *v, void *p)
     if (gq__intern(&l->lqkeys, key) != (int)s->nlqs - 1)
         return nomem(l);
     lq->drain = strcmp(v->stop_policy, "HoldAndDrain") == 0;
-    return lq->ns && lq->name && lq->cq_name ? 0 : nomem(l);
+    lq->weight = weight_of(v->weight);
+    if (!lq->ns || !lq->name || !lq->cq_name)
+        return nomem(l);
+    if (!v->consumed)
+        return 0;
+    lq->afs_known = true;
+    lq->afs_last = v->last_update;
+    return afs_consumed(l, (int)s->nlqs - 1, v->consumed);
 }
 
 static int ns_row(const struct gq_load_spec *v, void *p)
@@ -268,8 +323,14 @@ static int config_row(const struct gq_load_spec *v, void *p)
     }
     if (!o.u.config.preemption_strategies.n)
         l->s->fs_final_share = l->s->fs_initial_share = true;
+    l->s->afs = o.u.config.admission_fair_sharing;
+    l->s->afs_half_life_ms = o.u.config.afs_half_life_ms;
+    l->s->afs_sampling_ms = o.u.config.afs_sampling_ms;
+    for (i = 0; rc == 0 && i < o.u.config.afs_weights.n; i++)
+        rc = afs_add(l, -1, o.u.config.afs_weights.v[i].key,
+                     strtod(o.u.config.afs_weights.v[i].value, NULL));
     gq__object_clear(&o);
-    return 0;
+    return rc;
 }
 
 static enum gq_wstate wstate(const char *state)
@@ -700,6 +761,8 @@ static int cluster_queue(struct loader *l, int q)
     cq->preemption_over_borrowing = spec->fungibility_preference &&
                                     !strcmp(spec->fungibility_preference, "PreemptionOverBorrowing");
     cq->weight_milli = gq_quantity_milli_value(&w, &spec->fair_weight) == GQ_OK ? w : 1000;
+    cq->afs = s->afs && spec->admission_mode &&
+              strcmp(spec->admission_mode, "UsageBasedAdmissionFairSharing") == 0;
     cq->null_selector = spec->namespace_selector == NULL;
     if (spec->namespace_selector &&
         (rc = gq__manifest_selector(spec->namespace_selector, &cq->ns_selector, l->err)) != GQ_OK)
@@ -753,6 +816,36 @@ static void heights(struct gq_snapshot *s)
     }
 }
 
+/*
+ * Admission fair sharing (afs.h): per resource, the Configuration's weights
+ * (default 1) and each LocalQueue's stored consumed amounts.
+ */
+static int afs_rows(struct loader *l)
+{
+    struct gq_snapshot *s = l->s;
+    size_t i;
+
+    if (!s->afs)
+        return GQ_OK;
+    if (!(s->afs_weights = malloc((s->nres + 1) * sizeof(double))))
+        return nomem(l);
+    for (i = 0; i < s->nres; i++)
+        s->afs_weights[i] = 1.0;
+    for (i = 0; i < l->nafs; i++) {
+        const struct arow *a = &l->afs[i];
+        struct gq_snap_lq *lq = a->lq >= 0 ? &s->lqs[a->lq] : NULL;
+
+        if (!lq) {
+            s->afs_weights[a->res] = a->v;
+            continue;
+        }
+        if (!lq->consumed && !(lq->consumed = calloc(s->nres + 1, sizeof(double))))
+            return nomem(l);
+        lq->consumed[a->res] = a->v;
+    }
+    return GQ_OK;
+}
+
 /* Usage rows into each workload's held quota; fallback counts into each workload. */
 static int workload_rows(struct loader *l)
 {
@@ -803,7 +896,7 @@ static int assemble(struct loader *l)
     heights(s);
     for (i = 0; i < s->ncqs; i++)
         activity(l, &s->cqs[i]);
-    if ((rc = workload_rows(l)) != GQ_OK)
+    if ((rc = workload_rows(l)) != GQ_OK || (rc = afs_rows(l)) != GQ_OK)
         return rc;
     for (i = 0; i < s->nwls; i++)
         if (s->wls[i].state != GQ_WS_PENDING)
@@ -836,6 +929,7 @@ static void loader_free(struct loader *l)
     free(l->ids);
     free(l->u);
     free(l->failed);
+    free(l->afs);
 }
 
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)

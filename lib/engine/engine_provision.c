@@ -444,7 +444,7 @@ static int act(struct sync *c, int w, const struct gq_check_update *u)
     if (u->state == GQ_CHECK_REJECTED || u->state == GQ_CHECK_RETRY)
         return GQ_OK;
     rc = gq__store_checks_all_ready(c->st, c->s->wls[w].id, &ready, c->err);
-    if (rc == GQ_OK && ready && gq__admit_checks_ready(c->s, w, c->d) < 0)
+    if (rc == GQ_OK && ready && gq__admit_checks_ready(c->s, w, c->now, c->d) < 0)
         rc = gq__error(c->err, GQ_ENOMEM, "out of memory");
     return rc;
 }

@@ -83,6 +83,9 @@ struct gq__mf_object {
     int64_t created_ms, updated_ms;
     const char *cluster_queue; /* LocalQueue: its ClusterQueue */
     const char *stop_policy;   /* LocalQueue: NULL when none */
+    const char *afs_consumed;  /* LocalQueue: admission fair sharing's consumedResources as
+                                  "resource=quantity" lines; NULL: no such status */
+    int64_t afs_last_ms;       /* LocalQueue: its lastUpdate */
 };
 
 /* A queue's counts and state as gq_object_list gives them; NULL where a queue is missing. */

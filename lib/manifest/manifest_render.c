@@ -708,6 +708,35 @@ static void queue_status(struct gq__mf_item *it, json_object *active,
     add_counts(status, self);
 }
 
+/*
+ * A LocalQueue's status.fairSharing as Kueue's LocalQueue controller writes it
+ * with admission fair sharing on (initializeAfsIfNeeded, updateAdmissionFsStatus):
+ * weightedShare 0, consumedResources from "resource=quantity" lines, lastUpdate.
+ */
+static void lq_fair_sharing(json_object *status, const struct gq__mf_object *o)
+{
+    json_object *fs, *afs, *consumed;
+    const char *line, *eq, *end;
+    char key[256];
+
+    if (!o->afs_consumed)
+        return;
+    fs = child(status, "fairSharing", json_type_object);
+    add_int(fs, "weightedShare", 0);
+    afs = child(fs, "admissionFairSharingStatus", json_type_object);
+    consumed = child(afs, "consumedResources", json_type_object);
+    for (line = o->afs_consumed; *line; line = *end ? end + 1 : end) {
+        end = line + strcspn(line, "\n");
+        eq = memchr(line, '=', (size_t)(end - line));
+        if (!eq || (size_t)(eq - line) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - line), line);
+        json_object_object_add(consumed, key,
+                               json_object_new_string_len(eq + 1, (int)(end - eq - 1)));
+    }
+    add_time(afs, "lastUpdate", o->afs_last_ms);
+}
+
 void gq__mf_queue_status(struct gq__mf_item *it, const struct gq__mf_object *o,
                          const struct gq__mf_queue *self, const struct gq__mf_queue *cq)
 {
@@ -716,6 +745,7 @@ void gq__mf_queue_status(struct gq__mf_item *it, const struct gq__mf_object *o,
         queue_status(it, cq_active(self, o->updated_ms), self);
     } else {
         queue_status(it, lq_active(o->stop_policy, cq, o->updated_ms), self);
+        lq_fair_sharing(jget(it->root, "status"), o);
     }
 }
 

@@ -465,11 +465,60 @@ static int config_strategies(struct gq__mf_ctx *c, struct gq_configuration *cfg)
     return GQ_OK;
 }
 
+/*
+ * admissionFairSharing: a positive sampling interval, and resourceWeights a
+ * map of resource names to numbers not negative (Kueue's
+ * validateAdmissionFairSharing), kept as text for the engine.
+ */
+static int config_afs(struct gq__mf_ctx *c, json_object *root, struct gq_configuration *cfg)
+{
+    json_object *w = gq__mf_get(gq__mf_get(root, "admissionFairSharing"), "resourceWeights");
+    struct json_object_iterator it, end;
+    char text[40];
+    size_t n = 0;
+
+    if (!cfg->admission_fair_sharing)
+        return GQ_OK;
+    if (cfg->afs_sampling_ms <= 0) {
+        gq__mf_push(c, "admissionFairSharing.usageSamplingInterval");
+        return gq__mf_fail(c, "must be greater than 0");
+    }
+    if (!w)
+        return GQ_OK;
+    gq__mf_push(c, "admissionFairSharing.resourceWeights");
+    if (!json_object_is_type(w, json_type_object))
+        return gq__mf_fail(c, "must be a map of resource names to weights");
+    if (!(cfg->afs_weights.v = calloc((size_t)json_object_object_length(w) + 1,
+                                      sizeof(*cfg->afs_weights.v))))
+        return gq__mf_nomem(c);
+    it = json_object_iter_begin(w);
+    end = json_object_iter_end(w);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it), n++) {
+        const char *name = json_object_iter_peek_name(&it);
+        json_object *v = json_object_iter_peek_value(&it);
+        double x = json_object_get_double(v);
+
+        if ((!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) ||
+            !(x >= 0)) {
+            gq__mf_push(c, name);
+            return gq__mf_invalid(c, json_object_get_string(v), "must be a number, not negative");
+        }
+        snprintf(text, sizeof(text), "%.17g", x);
+        cfg->afs_weights.v[n].key = strdup(name);
+        cfg->afs_weights.v[n].value = strdup(text);
+        cfg->afs_weights.n = n + 1;
+        if (!cfg->afs_weights.v[n].key || !cfg->afs_weights.v[n].value)
+            return gq__mf_nomem(c);
+    }
+    return GQ_OK;
+}
+
 /* Version-dependent defaults that one row cannot express. */
 int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj)
 {
     struct gq_configuration *cfg = &obj->u.config;
     json_object *wfpr = gq__mf_get(root, "waitForPodsReady");
+    int rc;
 
     /* v1beta1: blockAdmission defaults to enable; v1beta2: to false (the row's default). */
     if (c->version == GQ_MF_V1BETA1 && !gq__mf_get(wfpr, "blockAdmission"))
@@ -481,6 +530,8 @@ int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object
         return gq__mf_fail(c, "must not be less than backoffBaseSeconds (%d)",
                            (int)cfg->requeue_base_s);
     }
+    if ((rc = config_afs(c, root, cfg)) != GQ_OK)
+        return rc;
     return config_strategies(c, cfg);
 }
 

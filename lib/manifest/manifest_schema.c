@@ -402,12 +402,8 @@ static const struct gq__mf_field cq_fields[] = {
      .sdef = "None",
      .enums = stop_policies},
     {.name = "fairSharing", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &cq_fair_schema},
-    /* Admission fair sharing (usage-based ordering of a queue's workloads) is not built. */
-    {.name = "admissionScope",
-     .vers = ANY,
-     .type = GQ_MF_STRUCT,
-     .flags = GQ_MF_NOT_ENFORCED,
-     .sub = &admission_scope_schema},
+    /* Admission fair sharing: usage-based ordering of the queue's workloads (afs.h). */
+    {.name = "admissionScope", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &admission_scope_schema},
     {.name = "concurrentAdmissionPolicy",
      .vers = B2,
      .type = GQ_MF_RAW,
@@ -479,12 +475,8 @@ static const struct gq__mf_field lq_fields[] = {
      .off = LQ(stop_policy),
      .sdef = "None",
      .enums = stop_policies},
-    /* A LocalQueue's weight counts only in admission fair sharing, which is not built. */
-    {.name = "fairSharing",
-     .vers = ANY,
-     .type = GQ_MF_STRUCT,
-     .flags = GQ_MF_NOT_ENFORCED,
-     .sub = &lq_fair_schema},
+    /* A LocalQueue's weight counts only in admission fair sharing (afs.h). */
+    {.name = "fairSharing", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &lq_fair_schema},
 };
 static const struct gq__mf_schema lq_schema = SCHEMA(lq_fields, struct gq_local_queue, NULL);
 
@@ -709,8 +701,24 @@ static const struct gq__mf_field fair_sharing_fields[] = {
 static const struct gq__mf_schema fair_sharing_schema =
     SCHEMA(fair_sharing_fields, struct gq_configuration, NULL);
 
+/* Admission fair sharing (afs.h); resourceWeights are checked by gq__mf_config_post. */
+static const struct gq__mf_field afs_fields[] = {
+    {.name = "usageHalfLifeTime",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = CFG(afs_half_life_ms),
+     .idef = 0},
+    {.name = "usageSamplingInterval",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = CFG(afs_sampling_ms),
+     .idef = 5 * 60 * 1000},
+    {.name = "resourceWeights", .vers = ANY, .type = GQ_MF_RAW, .off = CFG(afs_weights_raw)},
+};
+static const struct gq__mf_schema afs_schema = SCHEMA(afs_fields, struct gq_configuration, NULL);
+
 /*
- * Of a Configuration, the engine reads only fairSharing. The settings that
+ * Of a Configuration, the engine reads fairSharing and admissionFairSharing. The settings that
  * change what Kueue admits, and when, are kept but not enforced: they are
  * flagged so, and the ones gpuq does not model are kept verbatim (RAW, in
  * `extra`), so that -o yaml and describe still show them. The settings of
@@ -743,7 +751,12 @@ static const struct gq__mf_field config_fields[] = {
      .aux = CFG(fair_sharing),
      .sub = &fair_sharing_schema},
     CONFIG_KEPT("managedJobsNamespaceSelector"),
-    CONFIG_KEPT("admissionFairSharing"),
+    {.name = "admissionFairSharing",
+     .vers = ANY,
+     .type = GQ_MF_STRUCT,
+     .flags = GQ_MF_PRESENCE,
+     .aux = CFG(admission_fair_sharing),
+     .sub = &afs_schema},
     CONFIG_KEPT("resources"),
     CONFIG_KEPT("objectRetentionPolicies"),
     CONFIG_KEPT("integrations"),

@@ -223,11 +223,16 @@ struct lq_fn {
     gq__load_lq_fn fn;
 };
 
-/* Columns: namespace, name, cluster_queue, stop_policy. */
+/*
+ * Columns: namespace, name, cluster_queue, stop_policy, fairSharing.weight,
+ * and its admission fair sharing status (schema/0016) when it has one.
+ */
 static int lq_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
-    struct gq_load_local_queue r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1), gq__col_text(stmt, 2),
-                                    gq__col_text(stmt, 3)};
+    struct gq_load_local_queue r = {gq__col_text(stmt, 0), gq__col_text(stmt, 1),
+                                    gq__col_text(stmt, 2), gq__col_text(stmt, 3),
+                                    gq__col_text(stmt, 4), gq__col_text(stmt, 5),
+                                    sqlite3_column_int64(stmt, 6)};
 
     return ((const struct lq_fn *)fn)->fn(&r, payload);
 }
@@ -235,11 +240,30 @@ static int lq_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 int gq__store_load_local_queues(struct gq_store *st, gq__load_lq_fn fn, void *payload,
                                 gq_error *err)
 {
-    static const char sql[] = "SELECT namespace, name, cluster_queue, stop_policy "
-                              "FROM local_queues ORDER BY namespace, name";
+    static const char sql[] =
+        "SELECT q.namespace, q.name, q.cluster_queue, q.stop_policy, "
+        "q.spec ->> '$.spec.fairSharing.weight', u.consumed, u.last_update "
+        "FROM local_queues q LEFT JOIN lq_afs_usage u "
+        "ON u.namespace = q.namespace AND u.name = q.name ORDER BY q.namespace, q.name";
     const struct lq_fn f = {fn};
 
-    return walk(st, sql, "local_queues:TTTT", lq_row, &f, payload, err);
+    return walk(st, sql, "local_queues:TTTTtti", lq_row, &f, payload, err);
+}
+
+int gq__store_afs_put(struct gq_store *st, const char *ns, const char *name,
+                      const char *consumed, int64_t last_update, gq_error *err)
+{
+    static const char sql[] = "INSERT OR REPLACE INTO lq_afs_usage(namespace, name, consumed, "
+                              "last_update) VALUES (?1, ?2, ?3, ?4)";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    gq__bind_text(stmt, 1, ns);
+    gq__bind_text(stmt, 2, name);
+    gq__bind_text(stmt, 3, consumed);
+    sqlite3_bind_int64(stmt, 4, last_update);
+    return gq__store_step_done(st, stmt, err);
 }
 
 /* -------------------------------------------------------------- workloads */

@@ -72,10 +72,21 @@ int gq__store_load_quotas(struct gq_store *st, gq__load_quota_fn fn, void *paylo
 struct gq_load_local_queue {
     const char *ns, *name, *cluster_queue;
     const char *stop_policy; /* None | Hold | HoldAndDrain, as stored */
+    const char *weight;      /* spec.fairSharing.weight as written, or NULL */
+    const char *consumed;    /* admission fair sharing: "resource=quantity" lines, or NULL
+                                when it has no status yet */
+    int64_t last_update;     /* ms, when consumed is not NULL */
 };
 typedef int (*gq__load_lq_fn)(const struct gq_load_local_queue *row, void *payload);
 int gq__store_load_local_queues(struct gq_store *st, gq__load_lq_fn fn, void *payload,
                                 gq_error *err);
+
+/*
+ * A LocalQueue's admission fair sharing status (schema/0016), written in place
+ * inside the engine's transaction: consumed as "resource=quantity" lines.
+ */
+int gq__store_afs_put(struct gq_store *st, const char *ns, const char *name,
+                      const char *consumed, int64_t last_update, gq_error *err);
 
 /* One live workload (pending, reserved, admitted, running), ordered by id. */
 struct gq_load_workload {

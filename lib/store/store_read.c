@@ -392,6 +392,51 @@ int gq__store_object_detail(struct gq_store *st, enum gq_kind kind, const char *
     return rc == 1 ? GQ_OK : rc;
 }
 
+/* ------------------------------------------------ admission fair sharing */
+
+struct afs_walk {
+    struct gq_lq_afs *out;
+};
+
+static int afs_row(sqlite3_stmt *stmt, void *payload)
+{
+    struct gq_lq_afs *a = ((struct afs_walk *)payload)->out;
+
+    a->last_ms = sqlite3_column_int64(stmt, 2);
+    return copy_col(stmt, 0, &a->consumed) && copy_col(stmt, 1, &a->weight) ? 1 : GQ_ENOMEM;
+}
+
+int gq__store_lq_afs(struct gq_store *st, const char *ns, const char *name, struct gq_lq_afs *out,
+                     gq_error *err)
+{
+    static const char sql[] =
+        "SELECT u.consumed, coalesce(q.spec ->> '$.spec.fairSharing.weight', '1'), "
+        "u.last_update FROM lq_afs_usage u JOIN local_queues q "
+        "ON q.namespace = u.namespace AND q.name = u.name WHERE u.namespace = ?1 AND u.name = ?2";
+    struct afs_walk w = {out};
+    struct gq__cursor c;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, ns);
+    gq__bind_text(c.stmt, 2, name);
+    rc = each_row(st, &c, "lq_afs_usage:TTI", false, afs_row, &w, err);
+    if (rc == GQ_ENOMEM)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    if (rc != GQ_OK && rc != 1)
+        gq__store_lq_afs_clear(out);
+    return rc == 1 ? GQ_OK : rc;
+}
+
+void gq__store_lq_afs_clear(struct gq_lq_afs *a)
+{
+    free(a->consumed);
+    free(a->weight);
+    memset(a, 0, sizeof(*a));
+}
+
 /* ------------------------------------------------------------ quota tables */
 
 struct group_walk {

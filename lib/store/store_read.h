@@ -106,6 +106,16 @@ int gq__store_object_detail(struct gq_store *st, enum gq_kind kind, const char *
                             const char *name, struct gq_obj_detail *out, gq_error *err);
 void gq__store_obj_detail_clear(struct gq_obj_detail *d);
 
+/* A LocalQueue's admission fair sharing status (schema/0016). */
+struct gq_lq_afs {
+    char *consumed; /* "resource=quantity" lines; NULL when it has no status */
+    char *weight;   /* spec.fairSharing.weight as written ("1" when absent) */
+    int64_t last_ms; /* lastUpdate */
+};
+int gq__store_lq_afs(struct gq_store *st, const char *ns, const char *name, struct gq_lq_afs *out,
+                     gq_error *err);
+void gq__store_lq_afs_clear(struct gq_lq_afs *a);
+
 /* One quota row of a ClusterQueue's or Cohort's spec.resourceGroups, as stored (text). */
 struct gq_group_row {
     const char *flavor, *resource;

@@ -105,7 +105,8 @@ int gq__store_release_requests(struct gq_store *st, const char *wuid, gq__releas
 /* ---------------------------------------------------------- -o json|yaml */
 
 /* Columns: namespace, name, uid, spec, created_at, updated_at, and for LocalQueues
- * cluster_queue and stop_policy. ?1 namespace, ?2 name (NULL: all). */
+ * cluster_queue, stop_policy and the admission fair sharing status (schema/0016).
+ * ?1 namespace, ?2 name (NULL: all). */
 #define OBJECT_SHAPE ".TTTII"
 static const struct {
     enum gq_kind kind;
@@ -123,10 +124,12 @@ static const struct {
                             "FROM cluster_queues WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                             OBJECT_SHAPE},
     {GQ_KIND_LOCAL_QUEUE,
-     "SELECT namespace, name, uid, spec, created_at, updated_at, cluster_queue, stop_policy "
-     "FROM local_queues WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR name = ?2) "
-     "ORDER BY namespace, name",
-     "local_queues:TTTTIITT"},
+     "SELECT q.namespace, q.name, q.uid, q.spec, q.created_at, q.updated_at, q.cluster_queue, "
+     "q.stop_policy, u.consumed, u.last_update FROM local_queues q LEFT JOIN lq_afs_usage u "
+     "ON u.namespace = q.namespace AND u.name = q.name "
+     "WHERE (?1 IS NULL OR q.namespace = ?1) AND (?2 IS NULL OR q.name = ?2) "
+     "ORDER BY q.namespace, q.name",
+     "local_queues:TTTTIITTti"},
     {GQ_KIND_PRIORITY_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
                              "FROM priority_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                              OBJECT_SHAPE},
@@ -163,7 +166,8 @@ static int object_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
         gq__col_text(stmt, 0),           gq__col_text(stmt, 1),
         gq__col_text(stmt, 2),           gq__col_text(stmt, 3),
         sqlite3_column_int64(stmt, 4),   sqlite3_column_int64(stmt, 5),
-        q->local ? gq__col_text(stmt, 6) : NULL, q->local ? gq__col_text(stmt, 7) : NULL};
+        q->local ? gq__col_text(stmt, 6) : NULL, q->local ? gq__col_text(stmt, 7) : NULL,
+        q->local ? gq__col_text(stmt, 8) : NULL,  q->local ? sqlite3_column_int64(stmt, 9) : 0};
 
     return q->fn(&o, q->payload, err);
 }

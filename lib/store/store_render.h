@@ -60,6 +60,9 @@ struct gq__render_object {
     int64_t created_ms, updated_ms;
     const char *cluster_queue;    /* LocalQueue: its ClusterQueue; NULL for the other kinds */
     const char *stop_policy;      /* LocalQueue: NULL when it has none */
+    const char *afs_consumed;     /* LocalQueue: admission fair sharing's consumed resources,
+                                     "resource=quantity" lines; NULL when it has no status */
+    int64_t afs_last_ms;          /* LocalQueue: that status's lastUpdate */
 };
 typedef int (*gq__render_object_fn)(const struct gq__render_object *o, void *payload,
                                     gq_error *err);

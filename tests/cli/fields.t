@@ -53,13 +53,12 @@ $ gpuq apply --dry-run -o name -f $DATA/fields/cq-bogus.yaml
 ! Warning: unknown field "spec.bogusField"
 > clusterqueue/cq
 
-# A Configuration: waitForPodsReady, admission fair sharing, resource
-# transformations and retention policies are Kueue's and valid, so even
-# --strict accepts them, but gpuq does not enforce them; fairSharing it does,
-# and metrics (Kueue's process settings) mean nothing to gpuq.
+# A Configuration: waitForPodsReady, resource transformations and retention
+# policies are Kueue's and valid, so even --strict accepts them, but gpuq does
+# not enforce them; fairSharing and admissionFairSharing it does, and metrics
+# (Kueue's process settings) mean nothing to gpuq.
 $ gpuq apply --strict -f $DATA/fields/config.yaml
 ! Warning: field "waitForPodsReady" is accepted but not enforced by gpuq
-! Warning: field "admissionFairSharing" is accepted but not enforced by gpuq
 ! Warning: field "resources" is accepted but not enforced by gpuq
 ! Warning: field "objectRetentionPolicies" is accepted but not enforced by gpuq
 > configuration/config created
@@ -67,19 +66,20 @@ $ gpuq describe configuration config | grep -E '^(Not enforced|Wait For Pods Rea
 > Wait For Pods Ready:
 > Fair Sharing:
 > Object Retention Policies:
-~ Not enforced: +waitForPodsReady, admissionFairSharing, resources, objectRetentionPolicies
+~ Not enforced: +waitForPodsReady, resources, objectRetentionPolicies
 # A ClusterQueue's admissionScope (admission fair sharing) and a LocalQueue's
-# fairSharing weight are not enforced either; describe says so.
+# fairSharing weight are enforced (issue 17): no warning, and describe lists
+# nothing as not enforced.
 $ printf '%s\n' 'apiVersion: kueue.x-k8s.io/v1beta2' 'kind: ClusterQueue' 'metadata: {name: afs}' 'spec:' '  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}' '---' 'apiVersion: kueue.x-k8s.io/v1beta2' 'kind: LocalQueue' 'metadata: {name: afs, namespace: default}' 'spec:' '  clusterQueue: afs' '  fairSharing: {weight: "2"}' > $TMP/afs.yaml
 $ gpuq apply -f $TMP/afs.yaml
-! Warning: field "spec.admissionScope" is accepted but not enforced by gpuq
 > clusterqueue/afs created
-! Warning: field "spec.fairSharing" is accepted but not enforced by gpuq
 > localqueue/afs created
-$ gpuq describe clusterqueue afs | grep '^Not enforced:'
-~ Not enforced: +spec.admissionScope
-$ gpuq describe localqueue afs | grep '^Not enforced:'
-~ Not enforced: +spec.fairSharing
+$ gpuq describe clusterqueue afs | grep -c '^Not enforced:'
+> 0
+? 1
+$ gpuq describe localqueue afs | grep -c '^Not enforced:'
+> 0
+? 1
 $ gpuq describe clusterqueue cq | grep -c '^Not enforced:'
 > 0
 ? 1
