@@ -90,6 +90,7 @@ void gq_db_close(gq_db *db)
 {
     if (!db)
         return;
+    gq__apply_forget(db);
     gq__store_close(db->st);
     free(db);
 }
@@ -264,6 +265,10 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
     rc = gq__store_put_object(c->db->st, obj, obj->canonical, c->now_ms, &put, err);
     if (rc == GQ_OK)
         rc = add_result(c, obj, res, from_put(put), NULL, err);
+    /* The Jobs after it in the same apply are adjusted by what it says. */
+    if (obj->kind == GQ_KIND_LIMIT_RANGE || obj->kind == GQ_KIND_RUNTIME_CLASS ||
+        obj->kind == GQ_KIND_CONFIGURATION)
+        gq__apply_forget(c->db);
     return rc;
 }
 

@@ -57,6 +57,22 @@ void gq__apply_forget(gq_db *db)
     free(db->lq.ns);
     free(db->lq.name);
     memset(&db->lq, 0, sizeof(db->lq));
+    gq__manifest_adjust_free(db->adjust);
+    db->adjust = NULL;
+    db->adjust_loaded = false;
+}
+
+/* The requests quota counts: adjusted as Kueue adjusts them (manifest_adjust.c). */
+static int adjust_requests(gq_db *db, struct gq_object *obj, gq_error *err)
+{
+    int rc;
+
+    if (!db->adjust_loaded) {
+        if ((rc = gq__engine_load_adjust(db->st, &db->adjust, err)) != GQ_OK)
+            return rc;
+        db->adjust_loaded = true;
+    }
+    return gq__manifest_adjust(db->adjust, obj, err);
 }
 
 /* Decide the initial state and why it waits; checks what submit requires. */
@@ -257,7 +273,8 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     if (opts->mode == GQ_MODE_DELETE)
         return (rc = resolve_name(obj, err)) != GQ_OK ? rc
                                                       : remove_workload(db, obj, now_ms, &rep, err);
-    if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
+    if ((rc = gq__object_prepare(obj, err)) != GQ_OK ||
+        (rc = adjust_requests(db, obj, err)) != GQ_OK)
         return rc;
     if ((rc = plan(db, opts, obj, &p, err)) != GQ_OK)
         return rc;

@@ -65,4 +65,11 @@ struct gq__user_rows {
 int gq__engine_load_integrations(struct gq_store *st, struct gq__user_rows *out, gq_error *err);
 void gq__user_rows_free(struct gq__user_rows *r);
 
+/*
+ * What adjusts requests as Kueue does (manifest_load.h), from the stored
+ * LimitRanges, RuntimeClasses and Configuration; *out NULL when none does.
+ */
+struct gq_adjust;
+int gq__engine_load_adjust(struct gq_store *st, struct gq_adjust **out, gq_error *err);
+
 #endif

@@ -470,12 +470,15 @@ int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object
 {
     struct gq_configuration *cfg = &obj->u.config;
     json_object *wfpr = gq__mf_get(root, "waitForPodsReady");
+    int rc;
 
     /* v1beta1: blockAdmission defaults to enable; v1beta2: to false (the row's default). */
     if (c->version == GQ_MF_V1BETA1 && !gq__mf_get(wfpr, "blockAdmission"))
         cfg->block_admission = cfg->wait_for_pods_ready;
     if (cfg->recovery_timeout_s < 0)
         cfg->recovery_timeout_s = cfg->pods_ready_timeout_s;
+    if ((rc = gq__mf_transformations_check(c, root)) != GQ_OK)
+        return rc;
     if (cfg->requeue_max_s < cfg->requeue_base_s) {
         gq__mf_push(c, "waitForPodsReady.requeuingStrategy.backoffMaxSeconds");
         return gq__mf_fail(c, "must not be less than backoffBaseSeconds (%d)",
