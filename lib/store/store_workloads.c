@@ -563,3 +563,65 @@ out:
     live_free(&l);
     return rc;
 }
+
+/* ------------------------------------------------- requests adjusted anew */
+
+struct pending_walk {
+    gq__pending_spec_fn fn;
+    void *payload;
+};
+
+static int pending_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct pending_walk *w = payload;
+
+    (void)err;
+    return w->fn(sqlite3_column_int64(stmt, 0), gq__col_text(stmt, 1), w->payload);
+}
+
+int gq__store_pending_specs(struct gq_store *st, const char *ns, gq__pending_spec_fn fn,
+                            void *payload, gq_error *err)
+{
+    static const char sql[] = "SELECT id, spec FROM workloads WHERE state = "
+                              GQ_SQL_STATE(pending) " AND (?1 IS NULL OR namespace = ?1) "
+                              "ORDER BY id";
+    struct pending_walk w = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, ns);
+    return gq__store_each_row(st, &c, "workloads:IT", false, 0, pending_row, &w, err);
+}
+
+int gq__store_set_requests(struct gq_store *st, int64_t id, const struct gq_workload *wl,
+                           bool *changed, gq_error *err)
+{
+    static const char sql[] =
+        "UPDATE workloads SET podsets = ?2, pods = ?3, gpus = ?4, inadmissible = ?5 "
+        "WHERE id = ?1 AND state = " GQ_SQL_STATE(pending) " "
+        "AND (podsets IS NOT ?2 OR inadmissible IS NOT ?5)";
+    sqlite3_stmt *stmt;
+    char *podsets = podsets_json(wl);
+    int64_t pods, gpus;
+    int rc;
+
+    *changed = false;
+    if (!podsets)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (!(stmt = gq__store_stmt(st, sql, err))) {
+        free(podsets);
+        return err ? err->code : GQ_EIO;
+    }
+    totals(wl, &pods, &gpus);
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, podsets);
+    sqlite3_bind_int64(stmt, 3, pods);
+    sqlite3_bind_int64(stmt, 4, gpus);
+    gq__bind_text(stmt, 5, wl->inadmissible);
+    rc = gq__store_step_done(st, stmt, err);
+    *changed = rc == GQ_OK && sqlite3_changes(st->db) > 0;
+    free(podsets);
+    return rc;
+}
