@@ -78,3 +78,19 @@ $ gpuq delete limitrange limits -n team-a
 $ gpuq schedule --until-stable
 ~ cycle 1: workload team-a/job-big-[0-9a-f]{5} admitted in cq \(cpu=f\)
 > 2 cycles: 1 admitted, 0 evicted
+
+# Bad input: a one-line error naming the value, nothing written.
+$ printf 'apiVersion: v1\nkind: LimitRange\nmetadata: {name: x}\nspec:\n  limits:\n  - type: Node\n' | gpuq apply -f -
+! error: -: document 1 (LimitRange default/x): spec.limits[0].type: invalid value "Node": supported values: "Container", "Pod", "PersistentVolumeClaim"
+? 1
+$ printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  transformations:\n  - input: a\n    strategy: Keep\n' | gpuq apply -f -
+! error: -: document 1: resources.transformations[0].strategy: invalid value "Keep": supported values: "Retain", "Replace"
+? 1
+$ printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  transformations:\n  - input: a\n  - input: a\n' | gpuq apply -f -
+! error: -: document 1: resources.transformations[1].input: Duplicate value: "a"
+? 1
+$ printf 'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: r}\n' | gpuq apply -f -
+! error: -: document 1 (RuntimeClass r): handler: required
+? 1
+$ gpuq get limitranges -A --no-headers
+! No resources found
