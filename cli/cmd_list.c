@@ -206,6 +206,8 @@ static const struct object_table object_tables[] = {
      {"NAME", "GPUS/NODE", "MIN", "MAX", "PROVISIONING TIME", "STOCKOUT", "LABELS", "AGE", NULL}},
     {"integration", "gpuq.dev", {"NAME", "KIND", "AGE", NULL}},
     {"clustertrainingruntime", "trainer.kubeflow.org", {"NAME", "AGE", NULL}},
+    {"limitrange", "", {"NAME", "AGE", NULL}},
+    {"runtimeclass", "node.k8s.io", {"NAME", "HANDLER", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)
@@ -268,6 +270,10 @@ static int object_row(const gq_object_info *o, void *payload)
     }
     if (strcmp(o->resource, "nodepool") == 0)
         return pool_row(l, o, agebuf);
+    if (strcmp(o->resource, "limitrange") == 0) {
+        const char *c[] = {o->name, agebuf};
+        return add_row(l, o->namespace, c, 2);
+    }
     n = 1;
     if (strcmp(o->resource, "namespace") != 0 && strcmp(o->resource, "clustertrainingruntime") != 0)
         cells[n++] = strcmp(o->resource, "cohort") == 0 ? o->cohort : o->detail;

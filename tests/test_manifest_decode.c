@@ -1125,7 +1125,11 @@ static const struct {
      "resources: {transformations: [{input: a, strategy: Retain, outputz: {}}]}\n"
      "leaderElection: {leaderElect: true}",
      "waitForPodsReady.enable resources.transformations[0].outputz",
-     "waitForPodsReady resources"},
+     "waitForPodsReady"},
+    /* resources: transformations and excludeResourcePrefixes are enforced, DRA's mappings not. */
+    {"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "resources: {excludeResourcePrefixes: [x], deviceClassMappings: [{name: a}]}",
+     "", "resources.deviceClassMappings"},
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "manageJobsWithoutQueueName: true\nwaitForPodsReady: {enable: true}\nqueueVisibility: {}",
      "", "manageJobsWithoutQueueName waitForPodsReady"},

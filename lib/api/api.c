@@ -90,6 +90,7 @@ void gq_db_close(gq_db *db)
 {
     if (!db)
         return;
+    gq__apply_forget(db);
     gq__store_close(db->st);
     free(db);
 }
@@ -257,14 +258,26 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
                                      c->now_ms, err);
         if (rc == GQ_OK)
             rc = add_result(c, obj, res, GQ_APPLY_DELETED, NULL, err);
-        return rc;
+        return rc == GQ_OK ? gq__api_readjust(c->db, obj->kind, obj->meta.namespace, err) : rc;
     }
     if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
         return rc;
     rc = gq__store_put_object(c->db->st, obj, obj->canonical, c->now_ms, &put, err);
     if (rc == GQ_OK)
         rc = add_result(c, obj, res, from_put(put), NULL, err);
+    if (rc == GQ_OK && put != GQ_PUT_UNCHANGED)
+        rc = gq__api_readjust(c->db, obj->kind, obj->meta.namespace, err);
     return rc;
+}
+
+int gq__api_readjust(gq_db *db, enum gq_kind kind, const char *ns, gq_error *err)
+{
+    size_t changed;
+
+    if (kind != GQ_KIND_LIMIT_RANGE && kind != GQ_KIND_RUNTIME_CLASS &&
+        kind != GQ_KIND_CONFIGURATION)
+        return GQ_OK;
+    return gq__apply_readjust(db, kind == GQ_KIND_LIMIT_RANGE ? ns : NULL, &changed, err);
 }
 
 /* ----------------------------------------------------------- apply: docs */

@@ -12,6 +12,13 @@
 /* A transaction function's "roll back, but it went well" answer for dry runs. */
 #define GQ__DRY_RUN 1
 
+/*
+ * After an object of kind was applied or deleted in a write transaction: a
+ * LimitRange (of ns), a RuntimeClass or the Configuration adjusts the pending
+ * workloads' requests anew (gq__apply_readjust); other kinds change nothing.
+ */
+int gq__api_readjust(gq_db *db, enum gq_kind kind, const char *ns, gq_error *err);
+
 /* mkdir -p with the given mode for created directories; 0 or -1 with errno. */
 int gq__mkdir_p(const char *path, unsigned int mode);
 

@@ -476,6 +476,7 @@ int gq_object_list(gq_db *db, const char *resource, const char *namespace, gq_ob
 /* ------------------------------------------------------------------ delete */
 
 struct del {
+    gq_db *db;
     enum gq_kind kind;
     const char *ns;
     const char *name;
@@ -485,14 +486,15 @@ struct del {
 static int delete_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct del *d = payload;
+    int rc = gq__store_delete_object(st, d->kind, d->ns, d->name, d->now_ms, err);
 
-    return gq__store_delete_object(st, d->kind, d->ns, d->name, d->now_ms, err);
+    return rc == GQ_OK ? gq__api_readjust(d->db, d->kind, d->ns, err) : rc;
 }
 
 int gq_object_delete(gq_db *db, const char *resource, const char *namespace, const char *name,
                      gq_error *err)
 {
-    struct del d = {gq__kind_lookup(resource), NULL, name, db ? gq__store_now(db->st) : 0};
+    struct del d = {db, gq__kind_lookup(resource), NULL, name, db ? gq__store_now(db->st) : 0};
 
     if (d.kind == GQ_KIND_WORKLOAD || d.kind == GQ_KIND_JOB)
         return gq_workload_cancel(db, namespace, name, NULL, err);

@@ -410,7 +410,8 @@ static int say_pending(struct gq_snapshot *s, struct gq_decisions *d, int w, con
 
 /* --------------------------------------------------------------- cycle */
 
-enum requeue { RQ_GENERIC, RQ_IMMEDIATE, RQ_NAMESPACE };
+/* RQ_ALONE: as RQ_GENERIC, but what keeps it out says nothing of workloads alike. */
+enum requeue { RQ_GENERIC, RQ_IMMEDIATE, RQ_NAMESPACE, RQ_ALONE };
 
 struct entry {
     int w;
@@ -426,7 +427,8 @@ static int requeue(struct gq_snapshot *s, struct gq_decisions *d, int w, enum re
 {
     struct gq_snap_cq *cq = &s->cqs[s->wls[w].cq];
 
-    if (why == RQ_NAMESPACE || (why == RQ_GENERIC && cq->fifo == GQ_BEST_EFFORT_FIFO)) {
+    if (why == RQ_NAMESPACE ||
+        ((why == RQ_GENERIC || why == RQ_ALONE) && cq->fifo == GQ_BEST_EFFORT_FIFO)) {
         d->set_aside++;
         if (set_aside(s, cq, w) < 0)
             return -1;
@@ -906,6 +908,18 @@ static int heads(struct gq_snapshot *s, struct entry *e, size_t *n, struct gq_de
                 return -1;
             continue;
         }
+        /*
+         * Requests outside the namespace's LimitRanges (or above their
+         * limits): Kueue's nominate refuses it with ValidateAdmissibility's
+         * message (QuotaReserved reason Misconfigured) and requeues it as
+         * any other that does not fit.
+         */
+        if (s->wls[x->w].inadmissible) {
+            if (say_pending(s, d, x->w, "Inadmissible", s->wls[x->w].inadmissible) < 0 ||
+                requeue(s, d, x->w, RQ_ALONE) < 0)
+                return -1;
+            continue;
+        }
         if (nominate(s, x) < 0)
             return -1;
     }
@@ -1107,6 +1121,7 @@ static void wl_free(struct gq_snap_wl *wl)
     free(wl->held.v);
     free(wl->reason);
     free(wl->message);
+    free(wl->inadmissible);
 }
 
 static void cq_free(struct gq_snap_cq *cq)

@@ -186,6 +186,8 @@ struct gq_snap_wl {
     int *last_tried;              /* resume index per (pod set, resource), -1 */
     struct gq_uses held;          /* quota held, per fr (reserved or admitted) */
     char *reason, *message;       /* what the store has now */
+    char *inadmissible;           /* Kueue's ValidateAdmissibility message for its adjusted
+                                     requests (LimitRange bounds); NULL: admissible */
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
     uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
     int64_t requeue_at;           /* may not queue before this (ms); 0: now */

@@ -71,6 +71,8 @@ static const struct {
      "clustertrainingruntimes",
      {NULL},
      false},
+    {GQ_KIND_LIMIT_RANGE, "LimitRange", "limitrange", "limitranges", {"limits"}, true},
+    {GQ_KIND_RUNTIME_CLASS, "RuntimeClass", "runtimeclass", "runtimeclasses", {NULL}, false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -239,6 +241,7 @@ static void workload_clear(struct gq_workload *wl)
     }
     free(wl->assignments);
     free(wl->name);
+    free(wl->inadmissible);
 }
 
 void gq__object_clear(struct gq_object *obj)
@@ -279,6 +282,9 @@ void gq__object_clear(struct gq_object *obj)
     case GQ_KIND_CONFIGURATION:
         strs_clear(&obj->u.config.preemption_strategies);
         free(obj->u.config.requeue_timestamp);
+        free(obj->u.config.transformations);
+        strs_clear(&obj->u.config.exclude_prefixes);
+        free(obj->u.config.device_class_mappings);
         free(obj->u.config.extra);
         gq__kvs_clear(&obj->u.config.afs_weights);
         free(obj->u.config.afs_weights_raw);
@@ -297,6 +303,14 @@ void gq__object_clear(struct gq_object *obj)
         free(obj->u.runtime.ml_policy);
         free(obj->u.runtime.template);
         free(obj->u.runtime.pod_group_policy);
+        break;
+    case GQ_KIND_LIMIT_RANGE:
+        free(obj->u.limit_range.limits);
+        break;
+    case GQ_KIND_RUNTIME_CLASS:
+        free(obj->u.runtime_class.handler);
+        free(obj->u.runtime_class.overhead);
+        free(obj->u.runtime_class.scheduling);
         break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:

@@ -39,6 +39,8 @@ enum gq_kind {
     GQ_KIND_NODE_POOL,           /* sim.gpuq.dev NodePool: the simulated cluster's capacity */
     GQ_KIND_INTEGRATION,         /* gpuq.dev Integration: a user's row of the integration table */
     GQ_KIND_TRAINING_RUNTIME,    /* trainer.kubeflow.org ClusterTrainingRuntime: a TrainJob's pods */
+    GQ_KIND_LIMIT_RANGE,         /* v1 LimitRange: a namespace's request defaults and bounds */
+    GQ_KIND_RUNTIME_CLASS,       /* node.k8s.io/v1 RuntimeClass: a pod's fixed overhead */
     GQ_KIND__COUNT
 };
 
@@ -210,6 +212,9 @@ struct gq_configuration {
     int64_t afs_sampling_ms;         /* usageSamplingInterval, default 5m */
     struct gq_kvs afs_weights;       /* resourceWeights: resource -> weight as "%.17g" text */
     char *afs_weights_raw;           /* resourceWeights as written, canonical JSON */
+    char *transformations;           /* resources.transformations, canonical JSON; NULL: none */
+    struct gq_strs exclude_prefixes; /* resources.excludeResourcePrefixes */
+    char *device_class_mappings;     /* resources.deviceClassMappings, kept, not enforced */
     char *extra;                     /* canonical JSON of the fields kept verbatim, not enforced */
 };
 
@@ -246,6 +251,18 @@ struct gq_integ_podset_spec {
     char *count;     /* count expression (integration.h); NULL: 1 */
     char *min_count; /* partial admission down to this; NULL: none */
     bool optional;   /* path may be absent */
+};
+
+/* A LimitRange (v1): spec.limits as canonical JSON, read by manifest_adjust.c. */
+struct gq_limit_range {
+    char *limits;
+};
+
+/* A RuntimeClass (node.k8s.io/v1): its handler, and overhead and scheduling as JSON. */
+struct gq_runtime_class {
+    char *handler;
+    char *overhead;
+    char *scheduling;
 };
 
 /*
@@ -318,6 +335,9 @@ struct gq_workload {
     char *name;                      /* Kueue's workload name, once prepared (engine/apply.c) */
     bool has_duration;
     int64_t duration_ms;             /* annotation gpuq.dev/duration: how long its pods run */
+    char *inadmissible;              /* why Kueue's ValidateAdmissibility refuses its adjusted
+                                        requests (LimitRange bounds, requests above limits);
+                                        NULL: nothing */
 };
 
 /* One decoded object: the kind, its metadata, and the kind's struct. */
@@ -341,6 +361,8 @@ struct gq_object {
         struct gq_workload wl;
         struct gq_integration_spec integ;
         struct gq_training_runtime runtime;
+        struct gq_limit_range limit_range;
+        struct gq_runtime_class runtime_class;
     } u;
 };
 

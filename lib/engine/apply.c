@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admit.h"
 #include "apply.h"
 #include "error.h"
 #include "manifest_load.h"
@@ -57,6 +58,88 @@ void gq__apply_forget(gq_db *db)
     free(db->lq.ns);
     free(db->lq.name);
     memset(&db->lq, 0, sizeof(db->lq));
+    gq__manifest_adjust_free(db->adjust);
+    db->adjust = NULL;
+    db->adjust_loaded = false;
+}
+
+/* The requests quota counts: adjusted as Kueue adjusts them (manifest_adjust.c). */
+static int adjust_requests(gq_db *db, struct gq_object *obj, gq_error *err)
+{
+    int rc;
+
+    if (!db->adjust_loaded) {
+        if ((rc = gq__engine_load_adjust(db->st, &db->adjust, err)) != GQ_OK)
+            return rc;
+        db->adjust_loaded = true;
+    }
+    return gq__manifest_adjust(db->adjust, obj, err);
+}
+
+/* ------------------------------------------- requests adjusted anew */
+
+struct pending_spec {
+    int64_t id;
+    char *spec;
+};
+
+struct pending_specs {
+    struct pending_spec *v;
+    size_t n, cap;
+};
+
+static int collect_spec(int64_t id, const char *spec, void *payload)
+{
+    struct pending_specs *p = payload;
+
+    if (gq__grow(&p->v, &p->cap, p->n, sizeof(*p->v)) < 0 || !(p->v[p->n].spec = strdup(spec)))
+        return GQ_ENOMEM;
+    p->v[p->n++].id = id;
+    return GQ_OK;
+}
+
+/* One pending workload's stored spec decoded, adjusted and its requests written. */
+static int readjust_one(gq_db *db, const struct pending_spec *p, size_t *changed, gq_error *err)
+{
+    struct gq_object obj;
+    bool did = false;
+    int rc;
+
+    memset(&obj, 0, sizeof(obj));
+    rc = gq__manifest_load(NULL, p->spec, strlen(p->spec), "stored spec", NULL, NULL,
+                           gq__take_object, &obj, err);
+    if (rc != GQ_OK) /* gpuq wrote the spec: one that does not decode is damage */
+        return rc == GQ_ENOMEM ? rc
+                               : gq__store_damaged(db->st, err,
+                                                   "workloads row %lld: spec does not decode",
+                                                   (long long)p->id);
+    if ((rc = gq__manifest_adjust(db->adjust, &obj, err)) == GQ_OK &&
+        (rc = gq__store_set_requests(db->st, p->id, &obj.u.wl, &did, err)) == GQ_OK)
+        *changed += did;
+    gq__object_clear(&obj);
+    return rc;
+}
+
+int gq__apply_readjust(gq_db *db, const char *ns, size_t *changed, gq_error *err)
+{
+    struct pending_specs p = {NULL, 0, 0};
+    size_t i;
+    int rc;
+
+    *changed = 0;
+    gq__apply_forget(db);
+    if ((rc = gq__engine_load_adjust(db->st, &db->adjust, err)) != GQ_OK)
+        return rc;
+    db->adjust_loaded = true;
+    rc = gq__store_pending_specs(db->st, ns, collect_spec, &p, err);
+    if (rc == GQ_ENOMEM)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory");
+    for (i = 0; rc == GQ_OK && i < p.n; i++)
+        rc = readjust_one(db, &p.v[i], changed, err);
+    for (i = 0; i < p.n; i++)
+        free(p.v[i].spec);
+    free(p.v);
+    return rc;
 }
 
 /* Decide the initial state and why it waits; checks what submit requires. */
@@ -257,7 +340,8 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
     if (opts->mode == GQ_MODE_DELETE)
         return (rc = resolve_name(obj, err)) != GQ_OK ? rc
                                                       : remove_workload(db, obj, now_ms, &rep, err);
-    if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
+    if ((rc = gq__object_prepare(obj, err)) != GQ_OK ||
+        (rc = adjust_requests(db, obj, err)) != GQ_OK)
         return rc;
     if ((rc = plan(db, opts, obj, &p, err)) != GQ_OK)
         return rc;

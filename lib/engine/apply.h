@@ -43,6 +43,15 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
  */
 int gq__object_prepare(struct gq_object *obj, gq_error *err);
 
+/*
+ * After a LimitRange (of namespace ns), a RuntimeClass or the Configuration
+ * changed (ns NULL): every pending workload's requests adjusted anew from its
+ * stored spec, as Kueue's resourceUpdatesHandler does for pending workloads;
+ * *changed counts those whose requests or message changed. Inside the
+ * caller's write transaction.
+ */
+int gq__apply_readjust(gq_db *db, const char *ns, size_t *changed, gq_error *err);
+
 /* Point item's unknown_fields and not_enforced at obj's (borrowed). */
 void gq__apply_item_fields(gq_apply_item *item, const struct gq_object *obj);
 
@@ -64,5 +73,12 @@ struct gq__user_rows {
 };
 int gq__engine_load_integrations(struct gq_store *st, struct gq__user_rows *out, gq_error *err);
 void gq__user_rows_free(struct gq__user_rows *r);
+
+/*
+ * What adjusts requests as Kueue does (manifest_load.h), from the stored
+ * LimitRanges, RuntimeClasses and Configuration; *out NULL when none does.
+ */
+struct gq_adjust;
+int gq__engine_load_adjust(struct gq_store *st, struct gq_adjust **out, gq_error *err);
 
 #endif

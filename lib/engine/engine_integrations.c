@@ -78,6 +78,37 @@ fail:
     return rc;
 }
 
+static void objects_free(struct gq_object *v, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        gq__object_clear(&v[i]);
+    free(v);
+}
+
+int gq__engine_load_adjust(struct gq_store *st, struct gq_adjust **out, gq_error *err)
+{
+    struct gq_object *lrs = NULL, *rcs = NULL, *cfgs = NULL;
+    size_t nlr = 0, nrc = 0, ncfg = 0;
+    struct loading lr = {&lrs, &nlr, 0, GQ_KIND_LIMIT_RANGE, err};
+    struct loading rc_ = {&rcs, &nrc, 0, GQ_KIND_RUNTIME_CLASS, err};
+    struct loading cfg = {&cfgs, &ncfg, 0, GQ_KIND_CONFIGURATION, err};
+    int rc;
+
+    *out = NULL;
+    if ((rc = gq__store_load_limit_ranges(st, row, &lr, err)) == GQ_OK &&
+        (rc = gq__store_load_runtime_classes(st, row, &rc_, err)) == GQ_OK &&
+        (rc = gq__store_load_configurations(st, row, &cfg, err)) == GQ_OK)
+        /* As the engine reads them (engine_load.c), the last Configuration counts. */
+        rc = gq__manifest_adjust_new(out, lrs, nlr, rcs, nrc,
+                                     ncfg ? &cfgs[ncfg - 1].u.config : NULL, err);
+    objects_free(lrs, nlr);
+    objects_free(rcs, nrc);
+    objects_free(cfgs, ncfg);
+    return rc;
+}
+
 void gq__user_rows_free(struct gq__user_rows *r)
 {
     size_t i;

@@ -387,6 +387,7 @@ static int wl_row(const struct gq_load_workload *v, void *p)
     wl->state = wstate(v->state);
     wl->reason = dup_or_null(v->reason);
     wl->message = dup_or_null(v->message);
+    wl->inadmissible = dup_or_null(v->inadmissible);
     wl->order_ms = v->queued_at;
     wl->reserved_ms = v->reserved_at;
     wl->evicted = v->evicted;

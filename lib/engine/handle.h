@@ -19,9 +19,18 @@ struct lq_seen {
     bool exists;
 };
 
+struct gq_adjust;
+
 struct gq_db {
     struct gq_store *st;     /* the database */
     struct lq_seen lq;       /* valid only during one apply transaction */
+    /*
+     * What adjusts a workload's requests (LimitRanges, RuntimeClasses, the
+     * Configuration's resources), read once per apply transaction and again
+     * after one of those objects is applied; NULL when none does.
+     */
+    struct gq_adjust *adjust;
+    bool adjust_loaded;
 };
 
 #endif

@@ -235,6 +235,10 @@ static const struct collection collections[GQ_INF_COUNT] = {
                        "AdmissionCheck"},
     [GQ_INF_CONFIGS] = {"/apis/kueue.x-k8s.io/v1beta1/provisioningrequestconfigs", NULL, true,
                         KUEUE, "ProvisioningRequestConfig"},
+    /* Optional: gpuqd may not be allowed to read them; jobs are then counted as written. */
+    [GQ_INF_LIMITRANGES] = {"/api/v1/limitranges", NULL, true, "v1", "LimitRange"},
+    [GQ_INF_RUNTIMECLASSES] = {"/apis/node.k8s.io/v1/runtimeclasses", NULL, true, "node.k8s.io/v1",
+                               "RuntimeClass"},
     [GQ_INF_CRDS] = {"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", NULL, true,
                      "apiextensions.k8s.io/v1", "CustomResourceDefinition"},
 };

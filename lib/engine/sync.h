@@ -47,6 +47,8 @@ enum gq_sync_informer {
     GQ_INF_PRIORITIES,
     GQ_INF_CHECKS,
     GQ_INF_CONFIGS,
+    GQ_INF_LIMITRANGES,     /* LimitRanges and RuntimeClasses adjust the requests of jobs */
+    GQ_INF_RUNTIMECLASSES,
     GQ_INF_CRDS,            /* CustomResourceDefinitions: a kind's CRD installed is watched at once */
     GQ_INF_COUNT
 };

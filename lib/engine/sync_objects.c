@@ -1,7 +1,8 @@
 /*
  * sync_objects.c: Namespaces (their labels, for namespaceSelector) and the
- * kueue.x-k8s.io queue objects, from the cluster into the same tables
- * `gpuq apply` fills. A list is applied whole, in one transaction, as one
+ * kueue.x-k8s.io queue objects, and the LimitRanges and RuntimeClasses that
+ * adjust jobs' requests, from the cluster into the same tables `gpuq apply`
+ * fills (applying or deleting one adjusts the pending workloads anew). A list is applied whole, in one transaction, as one
  * List document; an event applies or deletes one object. When a queue CRD
  * is absent (404), its objects come from `gpuq apply` or --config instead,
  * and the informer reports the absence without stopping the sync.
@@ -28,6 +29,8 @@ static const char *const resources[GQ_INF_COUNT] = {
     [GQ_INF_PRIORITIES] = "workloadpriorityclass",
     [GQ_INF_CHECKS] = "admissioncheck",
     [GQ_INF_CONFIGS] = "provisioningrequestconfig",
+    [GQ_INF_LIMITRANGES] = "limitrange",
+    [GQ_INF_RUNTIMECLASSES] = "runtimeclass",
 };
 
 static void count_result(const gq_apply_item *item, void *payload)

@@ -239,6 +239,11 @@ int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_selector(struct gq__mf_ctx *c, json_object *v, char **out);
 int gq__mf_check_param_value(const char *s, gq_error *err);
 int gq__mf_decode_job(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+/* LimitRange, RuntimeClass, resources.transformations; requests adjusted (manifest_adjust.c). */
+int gq__mf_limit_range_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
+int gq__mf_runtime_class_post(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
+int gq__mf_transformations_check(struct gq__mf_ctx *c, json_object *root);
+int gq__mf_pod_requests(struct gq__mf_ctx *c, json_object *pspec, struct gq_podset *ps);
 /* The Integration kind's rules (manifest_integration.c). */
 int gq__mf_check_integ_path(const char *s, gq_error *err);
 int gq__mf_check_integ_expr(const char *s, gq_error *err);

@@ -32,6 +32,25 @@ struct gq_decode_options {
     bool strict_fields;
 };
 
+/*
+ * What adjusts a workload's requests before quota counts them, as Kueue's
+ * AdjustResources and ValidateAdmissibility do (manifest_adjust.c): the
+ * LimitRanges (nlr decoded objects), the RuntimeClasses (nrc) and the
+ * Configuration's resources block (cfg, may be NULL), all copied. *out is
+ * NULL when nothing would change a request.
+ */
+struct gq_adjust;
+int gq__manifest_adjust_new(struct gq_adjust **out, const struct gq_object *lrs, size_t nlr,
+                            const struct gq_object *rcs, size_t nrc,
+                            const struct gq_configuration *cfg, gq_error *err);
+void gq__manifest_adjust_free(struct gq_adjust *a);
+/*
+ * A decoded Job or Workload's pod set requests adjusted (its templates stay
+ * as written), and wl->inadmissible set to Kueue's message when the adjusted
+ * requests break a LimitRange or exceed their limits. a NULL: nothing to do.
+ */
+int gq__manifest_adjust(const struct gq_adjust *a, struct gq_object *obj, gq_error *err);
+
 /* Where a document came from, for messages. */
 struct gq_doc_loc {
     const char *source; /* file name, "-" for standard input */

@@ -525,6 +525,8 @@ int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object
         cfg->block_admission = cfg->wait_for_pods_ready;
     if (cfg->recovery_timeout_s < 0)
         cfg->recovery_timeout_s = cfg->pods_ready_timeout_s;
+    if ((rc = gq__mf_transformations_check(c, root)) != GQ_OK)
+        return rc;
     if (cfg->requeue_max_s < cfg->requeue_base_s) {
         gq__mf_push(c, "waitForPodsReady.requeuingStrategy.backoffMaxSeconds");
         return gq__mf_fail(c, "must not be less than backoffBaseSeconds (%d)",

@@ -726,6 +726,26 @@ static const struct gq__mf_schema afs_schema = SCHEMA(afs_fields, struct gq_conf
  * clientConnection, internalCertManagement, tls, namespace, pprofBindAddress,
  * queueVisibility, visibilityServer) mean nothing to gpuq and are dropped.
  */
+/*
+ * resources: transformations and excludeResourcePrefixes change what a
+ * workload's record counts against quota (manifest_adjust.c); Kueue's DRA
+ * deviceClassMappings are kept, not enforced.
+ */
+static const struct gq__mf_field resources_fields[] = {
+    {.name = "excludeResourcePrefixes",
+     .vers = ANY,
+     .type = GQ_MF_STRS,
+     .off = CFG(exclude_prefixes)},
+    {.name = "transformations", .vers = ANY, .type = GQ_MF_RAW, .off = CFG(transformations)},
+    {.name = "deviceClassMappings",
+     .vers = ANY,
+     .type = GQ_MF_RAW,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .off = CFG(device_class_mappings)},
+};
+static const struct gq__mf_schema resources_schema =
+    SCHEMA(resources_fields, struct gq_configuration, NULL);
+
 static const struct gq__mf_field config_fields[] = {
     {.name = "manageJobsWithoutQueueName",
      .vers = ANY,
@@ -757,7 +777,7 @@ static const struct gq__mf_field config_fields[] = {
      .flags = GQ_MF_PRESENCE,
      .aux = CFG(admission_fair_sharing),
      .sub = &afs_schema},
-    CONFIG_KEPT("resources"),
+    {.name = "resources", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &resources_schema},
     CONFIG_KEPT("objectRetentionPolicies"),
     CONFIG_KEPT("integrations"),
     CONFIG_KEPT("multiKueue"),
@@ -909,6 +929,29 @@ static const struct gq__mf_field runtime_fields[] = {
 static const struct gq__mf_schema runtime_schema =
     SCHEMA(runtime_fields, struct gq_training_runtime, NULL);
 
+/* ------------------------------------------- LimitRange, RuntimeClass (v1) */
+
+/* Kept as written, checked and read by manifest_adjust.c. */
+static const struct gq__mf_field limit_range_fields[] = {
+    {.name = "limits",
+     .vers = ANY,
+     .type = GQ_MF_RAW,
+     .flags = GQ_MF_REQUIRED,
+     .off = offsetof(struct gq_limit_range, limits)},
+};
+static const struct gq__mf_schema limit_range_schema =
+    SCHEMA(limit_range_fields, struct gq_limit_range, NULL);
+
+#define RC(m) offsetof(struct gq_runtime_class, m)
+static const struct gq__mf_field runtime_class_fields[] = {
+    {.name = "handler", .vers = ANY, .type = GQ_MF_STRING, .flags = GQ_MF_REQUIRED,
+     .off = RC(handler), .check = gq_validate_dns1123_label},
+    {.name = "overhead", .vers = ANY, .type = GQ_MF_RAW, .off = RC(overhead)},
+    {.name = "scheduling", .vers = ANY, .type = GQ_MF_RAW, .off = RC(scheduling)},
+};
+static const struct gq__mf_schema runtime_class_schema =
+    SCHEMA(runtime_class_fields, struct gq_runtime_class, NULL);
+
 /* ----------------------------------------------------------------- kinds */
 
 #define KUEUE "kueue.x-k8s.io"
@@ -939,6 +982,10 @@ static const struct gq__mf_kind kinds[] = {
      gq__mf_decode_job},
     {GQ_KIND_TRAINING_RUNTIME, "trainer.kubeflow.org", "ClusterTrainingRuntime", GQ_MF_V1ALPHA1,
      0, "spec", "trainer.kubeflow.org/v1alpha1", &runtime_schema, NULL, NULL, NULL},
+    {GQ_KIND_LIMIT_RANGE, "", "LimitRange", GQ_MF_V1, GQ_MF_NAMESPACED, "spec", "v1",
+     &limit_range_schema, NULL, gq__mf_limit_range_post, NULL},
+    {GQ_KIND_RUNTIME_CLASS, "node.k8s.io", "RuntimeClass", GQ_MF_V1, 0, NULL, "node.k8s.io/v1",
+     &runtime_class_schema, NULL, gq__mf_runtime_class_post, NULL},
     {GQ_KIND_INTEGRATION, "gpuq.dev", "Integration", GQ_MF_V1ALPHA1, 0, "spec",
      "gpuq.dev/v1alpha1", &integ_schema, NULL, gq__mf_integration_post, NULL},
     {GQ_KIND_NODE_POOL, "sim.gpuq.dev", "NodePool", GQ_MF_V1ALPHA1, 0, "spec",

@@ -276,7 +276,7 @@ init_containers(struct gq__mf_ctx *c, json_object *pspec, struct rlist *sum, str
 }
 
 /* The per-pod requests of a pod spec, copied out of the JSON tree into ps. */
-static int pod_requests(struct gq__mf_ctx *c, json_object *pspec, struct gq_podset *ps)
+int gq__mf_pod_requests(struct gq__mf_ctx *c, json_object *pspec, struct gq_podset *ps)
 {
     struct rlist sum = {NULL, 0, 0}, cur = {NULL, 0, 0};
     json_object *overhead = gq__mf_get(pspec, "overhead");
@@ -360,7 +360,7 @@ int gq__mf_pod_template(struct gq__mf_ctx *c, json_object *tmpl, struct gq_podse
     mark = gq__mf_push(c, "spec");
     if (!(pspec = gq__mf_get(tmpl, "spec")))
         return gq__mf_required(c);
-    if ((rc = gq__mf_object(c, pspec)) != GQ_OK || (rc = pod_requests(c, pspec, ps)) != GQ_OK ||
+    if ((rc = gq__mf_object(c, pspec)) != GQ_OK || (rc = gq__mf_pod_requests(c, pspec, ps)) != GQ_OK ||
         (rc = pod_match(c, pspec, ps)) != GQ_OK)
         return rc;
     gq__mf_pop(c, mark);

@@ -135,6 +135,19 @@ struct gq_wl_write {
 int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, gq_error *err);
 
 /*
+ * The pending workloads (of namespace ns; NULL: all) as (id, spec), by id;
+ * fn's non-zero return stops the walk and is returned. Then one's pod set
+ * requests and inadmissible message written again from wl (the stored spec
+ * decoded and adjusted anew: its requests, pods, gpus), when they changed
+ * and it is still pending; *changed says whether they did.
+ */
+typedef int (*gq__pending_spec_fn)(int64_t id, const char *spec, void *payload);
+int gq__store_pending_specs(struct gq_store *st, const char *ns, gq__pending_spec_fn fn,
+                            void *payload, gq_error *err);
+int gq__store_set_requests(struct gq_store *st, int64_t id, const struct gq_workload *wl,
+                           bool *changed, gq_error *err);
+
+/*
  * Replace a live workload's spec for apply: unchanged when spec is identical;
  * configured (spec, requests, queue and priority rewritten) when the workload
  * is still pending; GQ_ECONFLICT when it holds quota or has ended.

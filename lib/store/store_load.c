@@ -180,6 +180,22 @@ int gq__store_load_training_runtimes(struct gq_store *st, gq__load_spec_fn fn, v
     return specs(st, sql, "training_runtimes:TT", fn, payload, err);
 }
 
+int gq__store_load_limit_ranges(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                gq_error *err)
+{
+    static const char sql[] = "SELECT name, spec FROM limit_ranges ORDER BY namespace, name";
+
+    return specs(st, sql, "limit_ranges:TT", fn, payload, err);
+}
+
+int gq__store_load_runtime_classes(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                   gq_error *err)
+{
+    static const char sql[] = "SELECT name, spec FROM runtime_classes ORDER BY name";
+
+    return specs(st, sql, "runtime_classes:TT", fn, payload, err);
+}
+
 /* ----------------------------------------------------------------- quotas */
 
 struct quota_fn {
@@ -275,7 +291,7 @@ struct workload_fn {
 /*
  * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
  * priority, state, reason, message, podsets, queued_at, reserved_at,
- * evicted_reason, requeue_at.
+ * evicted_reason, requeue_at, inadmissible.
  */
 static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
@@ -297,6 +313,7 @@ static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
     r.reserved_at = sqlite3_column_int64(stmt, 13); /* 0 for NULL */
     r.evicted = sqlite3_column_type(stmt, 14) != SQLITE_NULL;
     r.requeue_at = sqlite3_column_int64(stmt, 15); /* 0 for NULL */
+    r.inadmissible = gq__col_text(stmt, 16);
     return ((const struct workload_fn *)fn)->fn(&r, payload);
 }
 
@@ -305,12 +322,12 @@ int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void 
 {
     static const char sql[] =
         "SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, "
-        "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at "
-        "FROM workloads "
+        "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at, "
+        "inadmissible FROM workloads "
         "WHERE state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
     const struct workload_fn f = {fn};
 
-    return walk(st, sql, "workloads:#TTTTttITttTIiti", workload_row, &f, payload, err);
+    return walk(st, sql, "workloads:#TTTTttITttTIitit", workload_row, &f, payload, err);
 }
 
 struct usage_fn {

@@ -50,6 +50,11 @@ int gq__store_load_node_pools(struct gq_store *st, gq__load_spec_fn fn, void *pa
 /* The Integration objects (the user's rows of the integration table), by name. */
 int gq__store_load_integrations(struct gq_store *st, gq__load_spec_fn fn, void *payload,
                                 gq_error *err);
+/* The LimitRanges, by namespace and name; the RuntimeClasses, by name. */
+int gq__store_load_limit_ranges(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                gq_error *err);
+int gq__store_load_runtime_classes(struct gq_store *st, gq__load_spec_fn fn, void *payload,
+                                   gq_error *err);
 /* The ClusterTrainingRuntimes, by name. */
 int gq__store_load_training_runtimes(struct gq_store *st, gq__load_spec_fn fn, void *payload,
                                      gq_error *err);
@@ -102,6 +107,7 @@ struct gq_load_workload {
     int64_t reserved_at;       /* 0 when NULL */
     bool evicted;              /* evicted_reason is not NULL */
     int64_t requeue_at;        /* 0 when NULL */
+    const char *inadmissible;  /* why its requests are refused (Kueue's words), or NULL */
 };
 typedef int (*gq__load_workload_fn)(const struct gq_load_workload *row, void *payload);
 int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,

@@ -69,6 +69,12 @@ static const struct kind_table tables[] = {
     {GQ_KIND_NODE_POOL, CLUSTER_SCOPED_SQL("node_pools", "", "", ""), 0},
     {GQ_KIND_INTEGRATION, CLUSTER_SCOPED_SQL("integrations", "", "", ""), 0},
     {GQ_KIND_TRAINING_RUNTIME, CLUSTER_SCOPED_SQL("training_runtimes", "", "", ""), 0},
+    {GQ_KIND_LIMIT_RANGE, "SELECT uid, spec FROM limit_ranges WHERE name = ?1 AND namespace = ?2",
+     "INSERT INTO limit_ranges(name, namespace, uid, spec, created_at, updated_at) "
+     "VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+     "UPDATE limit_ranges SET spec = ?4, updated_at = ?5 WHERE name = ?1 AND namespace = ?2",
+     "DELETE FROM limit_ranges WHERE name = ?1 AND namespace = ?2", 0},
+    {GQ_KIND_RUNTIME_CLASS, CLUSTER_SCOPED_SQL("runtime_classes", "", "", ""), 0},
 };
 
 static const struct kind_table *table_for(enum gq_kind kind)
@@ -113,7 +119,7 @@ static void bind_key(sqlite3_stmt *stmt, const struct kind_table *t, const char 
                      const char *name)
 {
     gq__bind_text(stmt, 1, name);
-    gq__bind_text(stmt, 2, t->kind == GQ_KIND_LOCAL_QUEUE ? ns : NULL);
+    gq__bind_text(stmt, 2, gq__kind_is_namespaced(t->kind) ? ns : NULL);
 }
 
 /* ----------------------------------------------------------------- quotas */

@@ -288,6 +288,12 @@ static const struct detail_query {
     {GQ_KIND_TRAINING_RUNTIME, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                                "spec ->> 'kind' FROM training_runtimes WHERE name = ?1",
      {X_API_VERSION, X_KIND}},
+    {GQ_KIND_LIMIT_RANGE, "SELECT namespace, name, uid, spec, created_at, spec ->> 'apiVersion', "
+                          "spec ->> 'kind' FROM limit_ranges WHERE name = ?1 AND namespace = ?2",
+     {X_API_VERSION, X_KIND}},
+    {GQ_KIND_RUNTIME_CLASS, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                            "spec ->> 'kind' FROM runtime_classes WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
 };
 
 static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
@@ -342,7 +348,7 @@ static int detail_row(sqlite3_stmt *stmt, void *payload)
     int i = 0, k;
     bool ok = true;
 
-    if (w->q->kind == GQ_KIND_LOCAL_QUEUE)
+    if (gq__kind_is_namespaced(w->q->kind))
         ok = copy_col(stmt, i++, &d->ns);
     ok = ok && copy_col(stmt, i, &d->name) && copy_col(stmt, i + 1, &d->uid) &&
          copy_col(stmt, i + 2, &d->spec);
@@ -384,7 +390,7 @@ int gq__store_object_detail(struct gq_store *st, enum gq_kind kind, const char *
     if ((rc = gq__store_cursor_open(st, w.q->sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, name);
-    if (kind == GQ_KIND_LOCAL_QUEUE)
+    if (gq__kind_is_namespaced(kind))
         gq__bind_text(c.stmt, 2, ns);
     rc = each_row(st, &c, NULL, false, detail_row, &w, err);
     if (rc == GQ_ENOMEM)
@@ -1025,6 +1031,15 @@ static const struct obj_query obj_queries[] = {
     {GQ_KIND_TRAINING_RUNTIME,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
      "FROM training_runtimes ORDER BY name", "training_runtimes:.T.........I"},
+    /* The detail: the LimitRange's item types; the RuntimeClass's handler. */
+    {GQ_KIND_LIMIT_RANGE,
+     "SELECT namespace, name, NULL, NULL, NULL, NULL, (SELECT group_concat(l.value ->> 'type', ',') "
+     "FROM json_each(spec, '$.spec.limits') l), NULL, 0, 0, 0, created_at FROM limit_ranges "
+     "WHERE ?1 IS NULL OR namespace = ?1 ORDER BY namespace, name",
+     "limit_ranges:TT....t....I"},
+    {GQ_KIND_RUNTIME_CLASS,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.handler', NULL, 0, 0, 0, created_at "
+     "FROM runtime_classes ORDER BY name", "runtime_classes:.T....t....I"},
 };
 
 static const struct obj_query *obj_query(enum gq_kind kind)

@@ -151,6 +151,14 @@ static const struct {
     {GQ_KIND_TRAINING_RUNTIME, "SELECT NULL, name, uid, spec, created_at, updated_at "
                                "FROM training_runtimes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                                OBJECT_SHAPE},
+    {GQ_KIND_LIMIT_RANGE,
+     "SELECT namespace, name, uid, spec, created_at, updated_at FROM limit_ranges "
+     "WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR name = ?2) "
+     "ORDER BY namespace, name",
+     "limit_ranges:TTTTII"},
+    {GQ_KIND_RUNTIME_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                            "FROM runtime_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                            OBJECT_SHAPE},
 };
 
 struct objects {

@@ -217,6 +217,7 @@ static int bind_workload(sqlite3_stmt *stmt, const struct gq_wl_write *w, enum g
     if (wl->has_duration)
         sqlite3_bind_int64(stmt, 23, wl->duration_ms);
     gq__bind_text(stmt, 25, wl->job_api_version);
+    gq__bind_text(stmt, 27, wl->inadmissible);
     return sqlite3_bind_text(stmt, 26, podset_counts(wl), -1, free) == SQLITE_OK
                ? GQ_OK
                : GQ_ENOMEM;
@@ -228,9 +229,9 @@ int gq__store_insert_workload(struct gq_store *st, const struct gq_wl_write *w, 
         "INSERT INTO workloads(uid, namespace, name, job_kind, job_name, local_queue, "
         "cluster_queue, priority_class, priority, active, state, reason, message, pods, gpus, "
         "spec, admission, queued_at, created_at, updated_at, admitted_at, finished_at, podsets, "
-        "duration_ms, reserved_at, job_api_version, podset_counts) "
+        "duration_ms, reserved_at, job_api_version, podset_counts, inadmissible) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+        "?18, ?19, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
     sqlite3_stmt *stmt;
     char *other, *podsets;
     enum gq_wl_state state;
@@ -377,8 +378,8 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     static const char upd_sql[] =
         "UPDATE workloads SET local_queue = ?2, priority_class = ?3, priority = ?4, "
         "active = ?5, reason = ?6, message = ?7, pods = ?8, gpus = ?9, spec = ?10, "
-        "updated_at = ?11, podsets = ?12, duration_ms = ?13, podset_counts = ?14 "
-        "WHERE id = ?1 AND state = "
+        "updated_at = ?11, podsets = ?12, duration_ms = ?13, podset_counts = ?14, "
+        "inadmissible = ?15 WHERE id = ?1 AND state = "
         GQ_SQL_STATE(pending);
     const struct gq_workload *wl = &w->obj->u.wl;
     sqlite3_stmt *stmt;
@@ -422,6 +423,7 @@ int gq__store_update_workload(struct gq_store *st, const struct gq_wl_write *w,
     gq__bind_text(stmt, 12, podsets);
     if (wl->has_duration)
         sqlite3_bind_int64(stmt, 13, wl->duration_ms);
+    gq__bind_text(stmt, 15, wl->inadmissible);
     if (sqlite3_bind_text(stmt, 14, podset_counts(wl), -1, free) != SQLITE_OK) {
         sqlite3_reset(stmt);
         rc = gq__error(err, GQ_ENOMEM, "out of memory");
@@ -559,5 +561,67 @@ int gq__store_reactivate_workload(struct gq_store *st, const char *ns, const cha
     }
 out:
     live_free(&l);
+    return rc;
+}
+
+/* ------------------------------------------------- requests adjusted anew */
+
+struct pending_walk {
+    gq__pending_spec_fn fn;
+    void *payload;
+};
+
+static int pending_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct pending_walk *w = payload;
+
+    (void)err;
+    return w->fn(sqlite3_column_int64(stmt, 0), gq__col_text(stmt, 1), w->payload);
+}
+
+int gq__store_pending_specs(struct gq_store *st, const char *ns, gq__pending_spec_fn fn,
+                            void *payload, gq_error *err)
+{
+    static const char sql[] = "SELECT id, spec FROM workloads WHERE state = "
+                              GQ_SQL_STATE(pending) " AND (?1 IS NULL OR namespace = ?1) "
+                              "ORDER BY id";
+    struct pending_walk w = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    gq__bind_text(c.stmt, 1, ns);
+    return gq__store_each_row(st, &c, "workloads:IT", false, 0, pending_row, &w, err);
+}
+
+int gq__store_set_requests(struct gq_store *st, int64_t id, const struct gq_workload *wl,
+                           bool *changed, gq_error *err)
+{
+    static const char sql[] =
+        "UPDATE workloads SET podsets = ?2, pods = ?3, gpus = ?4, inadmissible = ?5 "
+        "WHERE id = ?1 AND state = " GQ_SQL_STATE(pending) " "
+        "AND (podsets IS NOT ?2 OR inadmissible IS NOT ?5)";
+    sqlite3_stmt *stmt;
+    char *podsets = podsets_json(wl);
+    int64_t pods, gpus;
+    int rc;
+
+    *changed = false;
+    if (!podsets)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if (!(stmt = gq__store_stmt(st, sql, err))) {
+        free(podsets);
+        return err ? err->code : GQ_EIO;
+    }
+    totals(wl, &pods, &gpus);
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, podsets);
+    sqlite3_bind_int64(stmt, 3, pods);
+    sqlite3_bind_int64(stmt, 4, gpus);
+    gq__bind_text(stmt, 5, wl->inadmissible);
+    rc = gq__store_step_done(st, stmt, err);
+    *changed = rc == GQ_OK && sqlite3_changes(st->db) > 0;
+    free(podsets);
     return rc;
 }

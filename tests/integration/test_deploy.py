@@ -237,6 +237,8 @@ RBAC = {
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests"], READ + ["create", "delete"]),
         rule(["autoscaling.x-k8s.io"], ["provisioningrequests/status"], ["get"]),
         rule([""], ["namespaces"], READ),
+        rule([""], ["limitranges"], READ),
+        rule(["node.k8s.io"], ["runtimeclasses"], READ),
         rule(["kueue.x-k8s.io"], KUEUE_KINDS, READ),
         rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], READ),
         rule(["events.k8s.io"], ["events"], ["create", "patch"]),

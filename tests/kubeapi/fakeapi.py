@@ -3,7 +3,8 @@
 
     fakeapi.py --dir DIR [--users alice,bob] [--bookmark-interval S] [--history N] [--crds PATH ...]
 
-Serves core/v1 namespaces, podtemplates, pods, events; batch/v1 jobs; coordination.k8s.io/v1 leases;
+Serves core/v1 namespaces, podtemplates, pods, events, limitranges; batch/v1 jobs;
+coordination.k8s.io/v1 leases; node.k8s.io/v1 runtimeclasses;
 apiextensions.k8s.io/v1 customresourcedefinitions and every custom resource they define, over TLS
 with bearer tokens, with the semantics kubectl and client-go rely on (resourceVersion, watch
 history, 410, bookmarks, selectors, pagination, patches, status subresources, finalizers, garbage
@@ -1193,6 +1194,8 @@ def builtin_kinds():
             Kind("batch", ["v1"], "jobs", "Job", status=True, gen=True, fields=("status.successful",),
                  categories=["all"]),
             Kind("coordination.k8s.io", ["v1"], "leases", "Lease"),
+            Kind("", ["v1"], "limitranges", "LimitRange", short=["limits"]),
+            Kind("node.k8s.io", ["v1"], "runtimeclasses", "RuntimeClass", namespaced=False),
             Kind("apiextensions.k8s.io", ["v1"], "customresourcedefinitions", "CustomResourceDefinition",
                  namespaced=False, status=True, short=["crd", "crds"], gen=True)]
 

@@ -14,7 +14,8 @@ field validation does (issue 16).
 - batch/v1 Job: the JobTemplateSpec that the JobSet CRD embeds (replicatedJobs[].template) is
   the Kubernetes JobSpec and PodTemplateSpec as controller-gen renders them; a Job's status is
   not checked (no schema of JobStatus ships here).
-- core/v1 Namespace: its three fields, listed here (NAMESPACE).
+- core/v1 Namespace: its three fields, listed here (NAMESPACE); likewise core/v1 LimitRange
+  (LIMIT_RANGE) and node.k8s.io/v1 RuntimeClass (RUNTIME_CLASS).
 
 The root metadata of every kind is ObjectMeta (OBJECT_META): a CRD's schema says only `type:
 object` there, and the API server applies ObjectMeta's own schema.
@@ -82,6 +83,16 @@ OBJECT_META = obj({
 NAMESPACE = obj({"apiVersion": LEAF, "kind": LEAF, "metadata": OBJECT_META,
                  "spec": obj({"finalizers": LEAF}),
                  "status": obj({"phase": LEAF, "conditions": OPEN})})
+
+_LIMIT_ITEM = obj({"type": LEAF, "max": map_of(LEAF), "min": map_of(LEAF), "default": map_of(LEAF),
+                   "defaultRequest": map_of(LEAF), "maxLimitRequestRatio": map_of(LEAF)})
+LIMIT_RANGE = obj({"apiVersion": LEAF, "kind": LEAF, "metadata": OBJECT_META,
+                   "spec": obj({"limits": _LIMIT_ITEM})})
+_TOLERATION = obj({k: LEAF for k in ("key", "operator", "value", "effect", "tolerationSeconds")})
+RUNTIME_CLASS = obj({"apiVersion": LEAF, "kind": LEAF, "metadata": OBJECT_META, "handler": LEAF,
+                     "overhead": obj({"podFixed": map_of(LEAF)}),
+                     "scheduling": obj({"nodeSelector": map_of(LEAF),
+                                        "tolerations": _TOLERATION})})
 
 LABEL_SELECTOR = obj({"matchLabels": map_of(LEAF),
                       "matchExpressions": obj({"key": LEAF, "operator": LEAF, "values": LEAF})})
@@ -224,6 +235,8 @@ def all_kinds():
                 jobset = k[3]
     kinds.append(("batch", "Job", "v1", job_from_jobset(jobset)))
     kinds.append(("", "Namespace", "v1", NAMESPACE))
+    kinds.append(("", "LimitRange", "v1", LIMIT_RANGE))
+    kinds.append(("node.k8s.io", "RuntimeClass", "v1", RUNTIME_CLASS))
     for v in ("v1beta1", "v1beta2"):
         kinds.append(("config.kueue.x-k8s.io", "Configuration", v, configuration(v)))
     return sorted(kinds, key=lambda k: k[:3])
