@@ -268,6 +268,7 @@ static int config_row(const struct gq_load_spec *v, void *p)
     }
     if (!o.u.config.preemption_strategies.n)
         l->s->fs_final_share = l->s->fs_initial_share = true;
+    gq__engine_wfpr(&o.u.config, &l->s->wfpr);
     gq__object_clear(&o);
     return 0;
 }
@@ -304,6 +305,16 @@ static uint64_t shape_of(const char *podsets)
     return h;
 }
 
+/* The PodsReady condition's reason as the snapshot's enum. */
+static enum gq_pods_ready pods_ready_of(const char *reason)
+{
+    if (!reason)
+        return GQ_PR_NONE;
+    if (strcmp(reason, "Started") == 0 || strcmp(reason, "Recovered") == 0)
+        return GQ_PR_READY;
+    return strcmp(reason, "WaitForRecovery") == 0 ? GQ_PR_WAIT_RECOVERY : GQ_PR_WAIT_START;
+}
+
 static int wl_row(const struct gq_load_workload *v, void *p)
 {
     struct loader *l = p;
@@ -331,6 +342,10 @@ static int wl_row(const struct gq_load_workload *v, void *p)
     wl->evicted = v->evicted;
     wl->shape = shape_of(v->podsets);
     wl->requeue_at = v->requeue_at;
+    wl->admitted_ms = v->admitted_at;
+    wl->ready_ms = v->pods_ready_at;
+    wl->pods_ready = pods_ready_of(v->pods_ready_reason);
+    wl->requeues = (int32_t)v->requeue_count;
     if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
         return nomem(l);
     if (v->local_queue) {

@@ -53,12 +53,11 @@ $ gpuq apply --dry-run -o name -f $DATA/fields/cq-bogus.yaml
 ! Warning: unknown field "spec.bogusField"
 > clusterqueue/cq
 
-# A Configuration: waitForPodsReady, admission fair sharing, resource
-# transformations and retention policies are Kueue's and valid, so even
-# --strict accepts them, but gpuq does not enforce them; fairSharing it does,
+# A Configuration: admission fair sharing, resource transformations and
+# retention policies are Kueue's and valid, so even --strict accepts them,
+# but gpuq does not enforce them; fairSharing and waitForPodsReady it does,
 # and metrics (Kueue's process settings) mean nothing to gpuq.
 $ gpuq apply --strict -f $DATA/fields/config.yaml
-! Warning: field "waitForPodsReady" is accepted but not enforced by gpuq
 ! Warning: field "admissionFairSharing" is accepted but not enforced by gpuq
 ! Warning: field "resources" is accepted but not enforced by gpuq
 ! Warning: field "objectRetentionPolicies" is accepted but not enforced by gpuq
@@ -67,7 +66,7 @@ $ gpuq describe configuration config | grep -E '^(Not enforced|Wait For Pods Rea
 > Wait For Pods Ready:
 > Fair Sharing:
 > Object Retention Policies:
-~ Not enforced: +waitForPodsReady, admissionFairSharing, resources, objectRetentionPolicies
+~ Not enforced: +admissionFairSharing, resources, objectRetentionPolicies
 # A ClusterQueue's admissionScope (admission fair sharing) and a LocalQueue's
 # fairSharing weight are not enforced either; describe says so.
 $ printf '%s\n' 'apiVersion: kueue.x-k8s.io/v1beta2' 'kind: ClusterQueue' 'metadata: {name: afs}' 'spec:' '  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}' '---' 'apiVersion: kueue.x-k8s.io/v1beta2' 'kind: LocalQueue' 'metadata: {name: afs, namespace: default}' 'spec:' '  clusterQueue: afs' '  fairSharing: {weight: "2"}' > $TMP/afs.yaml
