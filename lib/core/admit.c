@@ -1078,21 +1078,27 @@ static int pods_ready_timeout(struct gq_snapshot *s, int w, int64_t now, struct 
 
 int gq__admit_pods_ready(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
 {
-    size_t w;
+    size_t q, i;
 
     s->nnot_ready = 0;
     if (!s->wfpr.on)
         return 0;
-    for (w = 0; w < s->nwls; w++) {
-        const struct gq_snap_wl *wl = &s->wls[w];
-        int64_t due = gq__wfpr_due(&s->wfpr, wl);
+    /*
+     * Only holders can time out or block. Backwards: an eviction moves the
+     * last holder into the evicted one's place, and that one was seen.
+     */
+    for (q = 0; q < s->ncqs; q++)
+        for (i = s->cqs[q].nholders; i-- > 0;) {
+            int w = s->cqs[q].holders[i];
+            int64_t due = gq__wfpr_due(&s->wfpr, &s->wls[w]);
 
-        if (due && due <= now && pods_ready_timeout(s, (int)w, now, d) < 0)
-            return -1;
-        if ((wl->state == GQ_WS_RESERVED || wl->state == GQ_WS_ADMITTED) &&
-            wl->pods_ready != GQ_PR_READY)
-            s->nnot_ready++;
-    }
+            if (due && due <= now) {
+                if (pods_ready_timeout(s, w, now, d) < 0)
+                    return -1;
+            } else if (s->wls[w].pods_ready != GQ_PR_READY) {
+                s->nnot_ready++;
+            }
+        }
     return 0;
 }
 

@@ -89,7 +89,7 @@ struct runner {
     struct flavor_labels *fl; /* each flavor with nodeLabels, as the run started */
     size_t nfl;
     struct gq_clock clock;
-    struct gq_wfpr wfpr;     /* waitForPodsReady, read at each kubelet step */
+    struct gq_wfpr wfpr;     /* waitForPodsReady, read at each step's start (provider_txn) */
     int64_t now;
     uint64_t moved;          /* transitions in this step */
     int settle;              /* steps in a row at one moment */
@@ -331,7 +331,11 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
     size_t i;
     int rc, k;
 
-    rc = gq__store_run_requests(st, pr_row, &rows, err);
+    /* waitForPodsReady as it stands this step (the kubelet reads it too) */
+    if ((rc = gq__engine_wfpr_load(st, &r->wfpr, err)) == GQ_OK && r->wfpr.on)
+        rc = gq__store_pods_ready_running(st, err);
+    if (rc == GQ_OK)
+        rc = gq__store_run_requests(st, pr_row, &rows, err);
     if (rows.failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -688,8 +692,6 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
     size_t i;
     int rc = end_orphans(r, err);
 
-    if (rc == GQ_OK)
-        rc = gq__engine_wfpr_load(st, &r->wfpr, err);
     if (rc == GQ_OK)
         rc = start_workloads(r, err);
     if (rc == GQ_OK)

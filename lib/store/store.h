@@ -318,6 +318,13 @@ int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, co
 int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t now_ms,
                          bool *changed, gq_error *err);
 
+/*
+ * The simulated cluster, where running means every pod ready: a running
+ * workload with no PodsReady condition (it started before waitForPodsReady
+ * was on) gets Started, at its start.
+ */
+int gq__store_pods_ready_running(struct gq_store *st, gq_error *err);
+
 /* status.requeueState.count and the queue-order time after a PodsReady timeout. */
 int gq__store_requeue_state(struct gq_store *st, int64_t id, int32_t count, int64_t queued_at,
                             gq_error *err);

@@ -380,6 +380,15 @@ int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t no
     return gq__store_step_done(st, stmt, err);
 }
 
+int gq__store_pods_ready_running(struct gq_store *st, gq_error *err)
+{
+    return gq__store_exec(st,
+                          "UPDATE workloads SET pods_ready_reason = 'Started', "
+                          "pods_ready_at = started_at WHERE state = " GQ_SQL_STATE(running)
+                          " AND pods_ready_reason IS NULL",
+                          err);
+}
+
 int gq__store_requeue_state(struct gq_store *st, int64_t id, int32_t count, int64_t queued_at,
                             gq_error *err)
 {
