@@ -636,10 +636,8 @@ static int sim_apply(struct runner *r, const struct gq__effect *e, gq_error *err
     const struct wl_row *w = e->row;
     struct gq_started s = {e->workload, e->ns, e->name, e->uid, "Job unsuspended: pods running"};
     char msg[160];
-    bool endless;
+    bool endless, ready;
     int rc;
-
-    bool ready;
 
     endless = unending(r, w->duration_ms, msg, sizeof(msg));
     rc = gq__store_start(r->st, &s, r->now, err);
