@@ -1125,14 +1125,14 @@ static const struct {
      "resources: {transformations: [{input: a, strategy: Retain, outputz: {}}]}\n"
      "leaderElection: {leaderElect: true}",
      "waitForPodsReady.enable resources.transformations[0].outputz",
-     "waitForPodsReady"},
+     ""},
     /* resources: transformations and excludeResourcePrefixes are enforced, DRA's mappings not. */
     {"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
      "resources: {excludeResourcePrefixes: [x], deviceClassMappings: [{name: a}]}",
      "", "resources.deviceClassMappings"},
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "manageJobsWithoutQueueName: true\nwaitForPodsReady: {enable: true}\nqueueVisibility: {}",
-     "", "manageJobsWithoutQueueName waitForPodsReady"},
+     "", "manageJobsWithoutQueueName"},
     /* v1beta1's waitForPodsReady switched off asks for nothing. */
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "waitForPodsReady: {enable: false, timeout: 5m}",

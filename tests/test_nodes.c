@@ -19,8 +19,15 @@ static struct gq_kv t4_labels[] = {{"cloud.google.com/gke-nodepool", "gpu-pool"}
 
 /* Story 1's pool: 2 GPUs a node, 1..3 nodes, 5 minutes up, 10 minutes idle. */
 static const struct gq_sim_pool pools[] = {
-    {"gpu-pool", {t4_labels, 1}, 2, 1, 3, 5 * MIN, 10 * MIN, false, 0, true},
-    {"dws-pool", {t4_labels, 1}, 4, 0, 4, 5 * MIN, 10 * MIN, false, 0, false},
+    {"gpu-pool", {t4_labels, 1}, 2, 1, 3, 5 * MIN, 10 * MIN, false, 0, true, 0, 0},
+    {"dws-pool", {t4_labels, 1}, 4, 0, 4, 5 * MIN, 10 * MIN, false, 0, false, 0, 0},
+};
+
+/* waitForPodsReady's pools: pods ready 30 s after they start; half of them, or all, stuck. */
+static const struct gq_sim_pool slow_pools[] = {
+    {"slow", {t4_labels, 1}, 8, 1, 1, 5 * MIN, 10 * MIN, false, 0, true, 30 * 1000, 0},
+    {"half", {t4_labels, 1}, 8, 1, 1, 5 * MIN, 10 * MIN, false, 0, true, 0, 50},
+    {"stuck", {t4_labels, 1}, 8, 1, 1, 5 * MIN, 10 * MIN, false, 0, true, 0, 100},
 };
 
 static int32_t live(const struct gq_books *b, int pool)
@@ -135,8 +142,43 @@ static void no_gpu_no_pool(void)
     gq__books_free(&b);
 }
 
+/* A pod is ready its pool's podStartupTime after it starts; stuck pods never, by the seed. */
+static void pods_ready(void)
+{
+    struct gq_books b, again;
+    int p, q, n = 0, same = 0, i;
+
+    CHECK(gq__books_init(&b, slow_pools, 3, NULL) == 0);
+    b.seed = 7;
+    CHECK(gq__books_start(&b, T0) == 0);
+    p = gq__books_add_pod(&b, 1, "main", 0, NULL, 0, 1, T0);
+    q = gq__books_add_pod(&b, 2, "main", 0, NULL, 2, 1, T0);
+    gq__books_advance(&b, T0);
+    CHECK(b.pods[p].started_ms == T0 && b.pods[q].started_ms == T0);
+    CHECK(gq__books_pod_ready_ms(&b, &b.pods[p]) == T0 + 30 * 1000);
+    CHECK(!gq__books_ready(&b, 1, T0) && gq__books_ready(&b, 1, T0 + 30 * 1000));
+    CHECK(gq__books_next(&b, T0) == T0 + 30 * 1000); /* the clock stops there */
+    CHECK(gq__books_pod_ready_ms(&b, &b.pods[q]) == 0 && !gq__books_ready(&b, 2, T0 + 60 * MIN));
+    /* Half stuck: about half of 200 pods, the same ones for the same seed. */
+    CHECK(gq__books_init(&again, slow_pools, 3, NULL) == 0);
+    again.seed = 7;
+    for (i = 0; i < 200; i++) {
+        int a = gq__books_add_pod(&b, 10 + i, "w", i, NULL, 1, 0, T0);
+        int c = gq__books_add_pod(&again, 10 + i, "w", i, NULL, 1, 0, T0);
+
+        b.pods[a].started_ms = again.pods[c].started_ms = T0;
+        n += gq__books_pod_ready_ms(&b, &b.pods[a]) == 0;
+        same += gq__books_pod_ready_ms(&b, &b.pods[a]) == gq__books_pod_ready_ms(&again, &again.pods[c]);
+    }
+    CHECK(n > 60 && n < 140);
+    CHECK(same == 200);
+    gq__books_free(&again);
+    gq__books_free(&b);
+}
+
 int main(void)
 {
+    TEST_RUN(pods_ready);
     TEST_RUN(most_allocated);
     TEST_RUN(scale_down_and_cap);
     TEST_RUN(queued_follows);

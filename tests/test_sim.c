@@ -22,8 +22,8 @@ static struct gq_kv sel_t4[] = {{"cloud.google.com/gke-nodepool", "t4"}};
 static void setup(struct gq_sim *s, uint64_t seed)
 {
     struct gq_sim_pool pools[] = {
-        {"a100", {a100_labels, 1}, 8, 0, 2, 5 * MIN, 10 * MIN, false, 0, false},
-        {"h100", {h100_labels, 1}, 8, 0, 4, 5 * MIN, 10 * MIN, true, 30 * MIN, false}, /* never has capacity */
+        {"a100", {a100_labels, 1}, 8, 0, 2, 5 * MIN, 10 * MIN, false, 0, false, 0, 0},
+        {"h100", {h100_labels, 1}, 8, 0, 4, 5 * MIN, 10 * MIN, true, 30 * MIN, false, 0, 0}, /* never has capacity */
     };
 
     CHECK(gq__sim_init(s, pools, 2, seed) == 0);

@@ -1045,6 +1045,20 @@ static void put_eviction(struct describe *d, const struct gq_wl_detail *w)
     put_one_line(&d->t, "Eviction Message", w->evicted_message);
 }
 
+/* waitForPodsReady: the PodsReady condition and the PodsReady timeouts so far. */
+static void put_pods_ready(struct describe *d, const struct gq_wl_detail *w)
+{
+    const char *r = w->pods_ready_reason;
+    char at[GQ_RFC3339_BUFSIZE];
+
+    if (r)
+        line(&d->t, 0, "Pods Ready:\t%s (%s since %s)\n",
+             strcmp(r, "Started") == 0 || strcmp(r, "Recovered") == 0 ? "True" : "False", r,
+             gq__rfc3339(at, w->pods_ready_at));
+    if (w->requeue_count > 0)
+        line(&d->t, 0, "Requeue Count:\t%" PRId64 " (PodsReady timeouts)\n", w->requeue_count);
+}
+
 static int describe_workload(struct describe *d)
 {
     struct wl_found w;
@@ -1067,6 +1081,7 @@ static int describe_workload(struct describe *d)
     if (w.position_cq >= 0)
         line(&d->t, 0, "Position in ClusterQueue:\t%" PRId64 "\n", w.position_cq);
     put_eviction(d, &det);
+    put_pods_ready(d, &det);
     if ((rc = put_podsets(d, w.s[2])) != GQ_OK)
         goto out;
     if (det.admission) {

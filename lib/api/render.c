@@ -248,7 +248,8 @@ static int spec_row(const struct gq__render_workload *row, void *payload, gq_err
     struct gq__mf_workload mf = {row->spec,           row->admission,       row->updated_ms,
                                  row->evicted_reason, row->evicted_message, row->preempted_reason,
                                  row->evicted_ms,     row->evictions,       row->has_duration,
-                                 row->duration_ms};
+                                 row->duration_ms,    row->pods_ready_reason, row->pods_ready_ms,
+                                 row->requeue_count,  row->requeue_ms};
 
     (void)err;
     return begun(w->r, gq__mf_workload_begin(w->r->p, w->wl, &mf, &w->it), w->wl->name);

@@ -649,6 +649,9 @@ static int admit(struct gq_snapshot *s, struct entry *e, int64_t now, struct gq_
     wl->state = checks_apply(s, cq, wl) ? GQ_WS_RESERVED : GQ_WS_ADMITTED;
     wl->reserved_ms = now;
     gq__afs_reserved(s, e->w, now);
+    wl->admitted_ms = wl->state == GQ_WS_ADMITTED ? now : 0;
+    wl->pods_ready = GQ_PR_WAIT_START;
+    s->nnot_ready += s->wfpr.on;
     wl->evicted = false;
     if (cq->sticky == e->w)
         cq->sticky = -1;
@@ -819,6 +822,13 @@ static int process(struct gq_snapshot *s, struct entry *e, struct victims *vs, i
     }
     if (e->a.mode == GQ_AM_PREEMPT)
         return preempt(s, e, vs, d);
+    /* blockAdmission: Kueue's waitForPodsReadyIfNeeded holds every admission, in every queue. */
+    if (s->wfpr.block && s->nnot_ready) {
+        if (say_pending(s, d, e->w, "WaitingForPodsReady",
+                        "waiting for all admitted workloads to be in PodsReady condition") < 0)
+            return -1;
+        return requeue(s, d, e->w, RQ_IMMEDIATE);
+    }
     return admit(s, e, now, d);
 }
 
@@ -847,6 +857,8 @@ static int evict(struct gq_snapshot *s, int w, const char *reason, const char *p
     holders_remove(&s->cqs[wl->cq], w);
     wl->state = GQ_WS_PENDING;
     wl->evicted = true;
+    if (wl->pods_ready != GQ_PR_NONE)
+        wl->pods_ready = GQ_PR_WAIT_START; /* not admitted: WaitForStart again */
     if (set_text(&wl->reason, reason) < 0 || set_text(&wl->message, message) < 0 ||
         !(x = decide(d, GQ_DEC_EVICT, w, reason, message)))
         return -1;
@@ -1009,6 +1021,7 @@ int gq__admit_checks_ready(struct gq_snapshot *s, int w, int64_t now, struct gq_
         return 0;
     wl->state = GQ_WS_ADMITTED;
     gq__afs_admitted(s, w, now);
+    wl->admitted_ms = s->now;
     set_text(&wl->reason, NULL);
     set_text(&wl->message, NULL);
     return decide(d, GQ_DEC_READY, w, NULL, NULL) ? 0 : -1;
@@ -1031,8 +1044,9 @@ int gq__admit_check_retry(struct gq_snapshot *s, int w, int64_t requeue_at, cons
     return 0;
 }
 
-int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
-                           struct gq_decisions *d)
+/* Quota released and the workload made inactive (spec.active false), with Kueue's reason. */
+static int deactivate(struct gq_snapshot *s, int w, const char *reason, const char *message,
+                      struct gq_decisions *d)
 {
     struct gq_snap_wl *wl = &s->wls[w];
 
@@ -1044,12 +1058,91 @@ int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
     wl->held.n = 0;
     holders_remove(&s->cqs[wl->cq], w);
     wl->state = GQ_WS_GONE;
-    if (set_text(&wl->reason, "DeactivatedDueToAdmissionCheck") < 0 ||
-        set_text(&wl->message, message) < 0 ||
-        !decide(d, GQ_DEC_DEACTIVATE, w, "DeactivatedDueToAdmissionCheck", message))
+    if (set_text(&wl->reason, reason) < 0 || set_text(&wl->message, message) < 0 ||
+        !decide(d, GQ_DEC_DEACTIVATE, w, reason, message))
         return -1;
     d->evicted++;
     return requeue_tree(s, tree_root(s, s->cqs[wl->cq].node));
+}
+
+int gq__admit_check_reject(struct gq_snapshot *s, int w, const char *message,
+                           struct gq_decisions *d)
+{
+    const struct gq_snap_wl *wl = &s->wls[w];
+
+    if (wl->state != GQ_WS_RESERVED && wl->state != GQ_WS_ADMITTED)
+        return 0;
+    return deactivate(s, w, "DeactivatedDueToAdmissionCheck", message, d);
+}
+
+int64_t gq__wfpr_backoff_ms(const struct gq_wfpr *c, int32_t n)
+{
+    int64_t s = c->base_s;
+
+    while (--n > 0 && s < c->max_s)
+        s *= 2;
+    return (s < c->max_s ? s : c->max_s) * 1000;
+}
+
+int64_t gq__wfpr_due(const struct gq_wfpr *c, const struct gq_snap_wl *wl)
+{
+    if (!c->on || wl->state != GQ_WS_ADMITTED || wl->pods_ready == GQ_PR_READY)
+        return 0;
+    if (wl->pods_ready == GQ_PR_WAIT_RECOVERY)
+        return c->recovery_ms ? wl->ready_ms + c->recovery_ms : 0;
+    return wl->admitted_ms + c->timeout_ms;
+}
+
+/* Kueue's reconcileNotReadyTimeout: deactivate past the limit, else evict with the backoff. */
+static int pods_ready_timeout(struct gq_snapshot *s, int w, int64_t now, struct gq_decisions *d)
+{
+    const struct gq_wfpr *c = &s->wfpr;
+    struct gq_snap_wl *wl = &s->wls[w];
+    char msg[600];
+
+    if (c->has_limit && wl->requeues + 1 > c->limit) {
+        wl->requeues = 0; /* the deactivation clears status.requeueState */
+        return deactivate(s, w, "DeactivatedDueToRequeuingLimitExceeded",
+                          "The workload is deactivated due to exceeding the maximum number of "
+                          "re-queuing retries",
+                          d);
+    }
+    wl->requeues++;
+    wl->requeue_at = now + gq__wfpr_backoff_ms(c, wl->requeues);
+    s->ngated++;
+    if (!c->creation)
+        wl->order_ms = now; /* GetQueueOrderTimestamp: the eviction's time */
+    snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", wl->ns, wl->name);
+    if (evict(s, w, "PodsReadyTimeout", NULL, -1, msg, d) < 0)
+        return -1;
+    d->v[d->n - 1].requeue_at = wl->requeue_at;
+    return 0;
+}
+
+int gq__admit_pods_ready(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)
+{
+    size_t q, i;
+
+    s->nnot_ready = 0;
+    if (!s->wfpr.on)
+        return 0;
+    /*
+     * Only holders can time out or block. Backwards: an eviction moves the
+     * last holder into the evicted one's place, and that one was seen.
+     */
+    for (q = 0; q < s->ncqs; q++)
+        for (i = s->cqs[q].nholders; i-- > 0;) {
+            int w = s->cqs[q].holders[i];
+            int64_t due = gq__wfpr_due(&s->wfpr, &s->wls[w]);
+
+            if (due && due <= now) {
+                if (pods_ready_timeout(s, w, now, d) < 0)
+                    return -1;
+            } else if (s->wls[w].pods_ready != GQ_PR_READY) {
+                s->nnot_ready++;
+            }
+        }
+    return 0;
 }
 
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *d)

@@ -170,6 +170,23 @@ struct gq_snap_ps {
 
 enum gq_wstate { GQ_WS_PENDING, GQ_WS_RESERVED, GQ_WS_ADMITTED, GQ_WS_GONE };
 
+/* A workload's PodsReady condition (Kueue's reasons): none yet, False, or True. */
+enum gq_pods_ready { GQ_PR_NONE, GQ_PR_WAIT_START, GQ_PR_WAIT_RECOVERY, GQ_PR_READY };
+
+/*
+ * The Configuration's waitForPodsReady as the cycle enforces it (Kueue's
+ * waitForPodsReadyConfig, pkg/controller/core/core.go); all zero when off.
+ */
+struct gq_wfpr {
+    int64_t timeout_ms;
+    int64_t recovery_ms;          /* 0: no recovery timeout */
+    int32_t limit;                /* backoffLimitCount when has_limit */
+    int32_t base_s, max_s;        /* backoffBaseSeconds, backoffMaxSeconds */
+    bool on, block;
+    bool creation;                /* requeuingStrategy.timestamp Creation (else Eviction) */
+    bool has_limit;
+};
+
 /*
  * Members ordered by size, so that 100,000 of them carry no padding (the
  * admission benchmark's peak memory is counted against a target).
@@ -191,12 +208,16 @@ struct gq_snap_wl {
     uint64_t victim_cycle;        /* the cycle that chose it as a victim, 0 */
     uint64_t shape;               /* scheduling hash: equal for workloads that ask alike */
     int64_t requeue_at;           /* may not queue before this (ms); 0: now */
+    int64_t admitted_ms;          /* when Admitted turned True; 0 */
+    int64_t ready_ms;             /* the PodsReady condition's lastTransitionTime; 0 */
     int32_t *failed;              /* per flavor: failed provisioning attempts (flavor
                                      fallback, workloads.failed_flavors); NULL: none */
     int lq;                       /* -1: no such LocalQueue */
     int cq;                       /* the queue it waits in or holds quota in; -1 */
     int32_t priority;
+    int32_t requeues;             /* status.requeueState.count: PodsReady timeouts so far */
     enum gq_wstate state;
+    enum gq_pods_ready pods_ready;
     bool queued;                  /* in a heap or an inadmissible set */
     bool in_inadmissible;
     bool evicted;                 /* requeued after an eviction (Evicted=True) */
@@ -237,6 +258,8 @@ struct gq_snapshot {
     uint64_t cycle;               /* cycles run */
     int64_t now;                  /* the time of the cycle in hand (ms) */
     size_t ngated;                /* pending workloads waiting for their requeue_at */
+    struct gq_wfpr wfpr;          /* waitForPodsReady */
+    size_t nnot_ready;            /* workloads holding quota whose pods are not ready */
 };
 
 /* ------------------------------------------------------------ decisions */
@@ -312,6 +335,28 @@ int gq__fallback_count(struct gq_snapshot *s, int w, const struct gq_admission_c
 /* Does check c apply to flavor f (its onFlavors name f, or it has none)? */
 bool gq__check_on_flavor(const struct gq_snapshot *s, const struct gq_admission_check_ref *c,
                          int f);
+
+/*
+ * waitForPodsReady (kueue-semantics.md §2.9; Kueue's reconcileNotReadyTimeout):
+ * an admitted workload whose PodsReady is not True past its deadline
+ * (gq__wfpr_due) is evicted with reason PodsReadyTimeout and may queue again
+ * after the backoff (gq__wfpr_backoff_ms), its queue-order time the eviction
+ * when requeuingStrategy.timestamp is Eviction; once its count would pass
+ * backoffLimitCount it is deactivated (RequeuingLimitExceeded) instead. Then
+ * counts the holders whose pods are not ready, for blockAdmission. Nothing
+ * when waitForPodsReady is off. -1 on ENOMEM.
+ */
+int gq__admit_pods_ready(struct gq_snapshot *s, int64_t now, struct gq_decisions *d);
+
+/* When an admitted workload's PodsReady times out; 0: never (ready, not admitted, off). */
+int64_t gq__wfpr_due(const struct gq_wfpr *c, const struct gq_snap_wl *wl);
+
+/*
+ * The backoff before the n-th requeue (n >= 1): backoffBaseSeconds x 2^(n-1),
+ * at most backoffMaxSeconds, in ms. Kueue adds a jitter of at most 0.01 %;
+ * gpuq adds none, so that the same run gives the same times.
+ */
+int64_t gq__wfpr_backoff_ms(const struct gq_wfpr *c, int32_t n);
 
 /* Evict everything a HoldAndDrain queue holds; decisions appended. */
 int gq__admit_drain(struct gq_snapshot *s, int64_t now, struct gq_decisions *out);

@@ -236,6 +236,11 @@ struct gq_node_pool {
                                         pool that pending pods scale up */
     bool has_fail_after;
     int64_t fail_after_ms;           /* failAfter; absent: a request waits forever */
+    bool has_pod_startup, has_stuck_pods; /* written back only when given */
+    int64_t pod_startup_ms;          /* podStartupTime: a pod is ready this long after it
+                                        starts on a node (waitForPodsReady); default 0 */
+    int32_t stuck_pod_percent;       /* stuckPodPercent, 0 to 100: of its pods, this share
+                                        (drawn from the seed) never become ready */
 };
 
 /*

@@ -133,6 +133,8 @@ int gq__books_load_pod(struct gq_books *b, const struct gq_pod *p, const char *p
     q->started_ms = p->started_ms;
     q->node = node_index(b, node_id);
     q->dirty = false;
+    if (q->node >= 0 && q->pool < 0) /* its readiness is its node's pool's (podStartupTime) */
+        q->pool = b->nodes[q->node].pool;
     if (q->node >= 0) {
         b->nodes[q->node].used += q->gpus;
         b->nodes[q->node].idle_since = 0;
@@ -213,6 +215,49 @@ bool gq__books_running(const struct gq_books *b, int64_t workload)
     for (i = 0; i < b->npods; i++)
         if (b->pods[i].workload == workload && !b->pods[i].ended_ms && !b->pods[i].started_ms)
             return false;
+    return true;
+}
+
+/* splitmix64's finaliser: a well-mixed 64-bit value of x. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+int64_t gq__books_pod_ready_ms(const struct gq_books *b, const struct gq_pod *p)
+{
+    const struct gq_sim_pool *sp = p->pool >= 0 ? &b->pools[p->pool] : NULL;
+    uint64_t h;
+    const char *c;
+
+    if (!p->started_ms || !sp)
+        return p->started_ms;
+    if (sp->stuck_percent > 0) {
+        h = mix(b->seed ^ mix((uint64_t)p->workload) ^ mix((uint64_t)p->created_ms << 1));
+        for (c = p->podset ? p->podset : ""; *c; c++)
+            h = mix(h ^ (unsigned char)*c);
+        if (mix(h ^ (uint64_t)p->idx) % 100 < (uint64_t)sp->stuck_percent)
+            return 0;
+    }
+    return p->started_ms + sp->pod_startup_ms;
+}
+
+bool gq__books_ready(const struct gq_books *b, int64_t workload, int64_t now)
+{
+    size_t i;
+
+    for (i = 0; i < b->npods; i++) {
+        const struct gq_pod *p = &b->pods[i];
+        int64_t ready;
+
+        if (p->workload != workload || p->ended_ms)
+            continue;
+        if (!(ready = gq__books_pod_ready_ms(b, p)) || ready > now)
+            return false;
+    }
     return true;
 }
 
@@ -379,6 +424,9 @@ int64_t gq__books_next(const struct gq_books *b, int64_t now)
                 soonest(&best, n->idle_since + sp->scale_down_ms, now);
         }
     }
+    for (i = 0; i < b->npods; i++) /* a pod getting ready */
+        if (!b->pods[i].ended_ms && b->pods[i].started_ms)
+            soonest(&best, gq__books_pod_ready_ms(b, &b->pods[i]), now);
     return best;
 }
 

@@ -60,6 +60,7 @@ struct gq_books {
     size_t nnodes, capnodes;
     struct gq_pod *pods;             /* live pods, and ended ones until written */
     size_t npods, cappods;
+    uint64_t seed;                   /* the run's: which pods are stuck (stuckPodPercent) */
 };
 
 /* Books over pools (borrowed); flavors[i] (copied, may be NULL) is pool i's. -1: ENOMEM. */
@@ -89,6 +90,18 @@ void gq__books_end(struct gq_books *b, int64_t workload, int64_t now);
 /* Whether the workload has pods, and whether every one of them has started. */
 bool gq__books_has(const struct gq_books *b, int64_t workload);
 bool gq__books_running(const struct gq_books *b, int64_t workload);
+
+/*
+ * When a started pod is ready (its pool's podStartupTime after it started;
+ * a pod on no pool at once), 0 while it has not started or when it never
+ * will be: a stuck pod, one of its pool's stuckPodPercent, drawn from the
+ * seed, the pod's workload, pod set, index and creation time, so that the
+ * same run draws the same pods and a restarted runner the same again.
+ */
+int64_t gq__books_pod_ready_ms(const struct gq_books *b, const struct gq_pod *p);
+
+/* Whether every pod of the workload has started and is ready at now. */
+bool gq__books_ready(const struct gq_books *b, int64_t workload, int64_t now);
 
 /*
  * Move the books to now: nodes that finished booting are up; pending pods

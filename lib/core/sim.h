@@ -33,6 +33,8 @@ struct gq_sim_pool {
     int64_t fail_after_ms;      /* a request that waits this long fails; 0: it waits forever */
     bool autoscaling;           /* queuedProvisioning false: pods scale it (nodes.h), and
                                    ProvisioningRequests never go to it */
+    int64_t pod_startup_ms;     /* a pod on its nodes is ready this long after it started */
+    int32_t stuck_percent;      /* of its pods, this share never becomes ready (nodes.h) */
 };
 
 /* Every key of selector is a label of the pool, with that value. */

@@ -184,6 +184,21 @@ static int persist_admit(struct gq_store *st, struct engine *e, const struct gq_
     return rc;
 }
 
+/*
+ * A PodsReady timeout also writes the requeue count and queue-order time,
+ * so it is written in place, not journaled.
+ */
+static bool pods_ready_timeout(const struct gq_decision *x)
+{
+    return strcmp(x->reason, "PodsReadyTimeout") == 0;
+}
+
+/* A deactivation by a rejected admission check (else: the requeuing limit). */
+static bool by_check(const struct gq_decision *x)
+{
+    return strcmp(x->reason, "DeactivatedDueToAdmissionCheck") == 0;
+}
+
 static int persist(struct gq_store *st, struct engine *e, gq_error *err)
 {
     size_t i;
@@ -198,12 +213,14 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
             rc = persist_admit(st, e, x, err);
             break;
         case GQ_DEC_EVICT:
-            if (e->journal && !wl->has_checks)
+            if (e->journal && !wl->has_checks && !pods_ready_timeout(x))
                 rc = gq__store_journal_evict(st, wl->id, x->reason, x->message,
                                              x->preempted_reason, x->requeue_at, e->now, err);
             else if ((rc = fold_first(st, err)) == GQ_OK)
                 rc = gq__store_evict(st, wl->id, x->reason, x->message, x->preempted_reason,
                                      x->requeue_at, e->now, err);
+            if (rc == GQ_OK && pods_ready_timeout(x))
+                rc = gq__store_requeue_state(st, wl->id, wl->requeues, wl->order_ms, err);
             if (rc == GQ_OK)
                 rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Normal", x->reason,
                                      x->message, gq__wl_state_name(GQ_WL_ADMITTED),
@@ -217,10 +234,14 @@ static int persist(struct gq_store *st, struct engine *e, gq_error *err)
         case GQ_DEC_DEACTIVATE:
             if ((rc = fold_first(st, err)) == GQ_OK)
                 rc = gq__store_deactivate(st, wl->id, x->reason, x->message, e->now, err);
+            if (rc == GQ_OK && !by_check(x))
+                rc = gq__store_requeue_state(st, wl->id, 0, wl->order_ms, err);
             if (rc == GQ_OK)
                 rc = gq__store_event(st, "Workload", wl->ns, wl->name, wl->uid, "Warning",
-                                     "AdmissionCheckRejected", x->message,
-                                     gq__wl_state_name(GQ_WL_RESERVED),
+                                     by_check(x) ? "AdmissionCheckRejected" : x->reason,
+                                     x->message,
+                                     gq__wl_state_name(by_check(x) ? GQ_WL_RESERVED
+                                                                   : GQ_WL_ADMITTED),
                                      gq__wl_state_name(GQ_WL_DEACTIVATED), e->now, err);
             break;
         case GQ_DEC_READY:
@@ -273,7 +294,8 @@ static int cycle_run(struct gq_store *st, struct engine *e, gq_error *err)
     e->now = gq__store_now(st);
     if ((rc = gq__engine_sync_checks(st, &e->s, e->now, &e->d, err)) != GQ_OK)
         return rc;
-    if (gq__admit_drain(&e->s, e->now, &e->d) < 0 || gq__admit_cycle(&e->s, e->now, &e->d) < 0)
+    if (gq__admit_pods_ready(&e->s, e->now, &e->d) < 0 ||
+        gq__admit_drain(&e->s, e->now, &e->d) < 0 || gq__admit_cycle(&e->s, e->now, &e->d) < 0)
         return gq__error(err, GQ_ENOMEM, "out of memory in a scheduling cycle");
     return persist(st, e, err);
 }

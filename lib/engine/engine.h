@@ -75,6 +75,16 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
  */
 int gq__engine_provision_deadline(struct gq_store *st, int64_t now, int64_t *next, gq_error *err);
 
+/*
+ * waitForPodsReady (engine_ready.c): the Configuration's setting as the core
+ * takes it; read from the store (all zero when there is none, or it is off);
+ * and for a runner that jumps its clock, the next PodsReady deadline after
+ * now (*next 0 when none), inside the caller's transaction.
+ */
+void gq__engine_wfpr(const struct gq_configuration *cfg, struct gq_wfpr *out);
+int gq__engine_wfpr_load(struct gq_store *st, struct gq_wfpr *out, gq_error *err);
+int gq__engine_pods_ready_deadline(struct gq_store *st, int64_t now, int64_t *next, gq_error *err);
+
 struct gq_sim_pool;
 
 /*

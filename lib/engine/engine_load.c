@@ -329,6 +329,7 @@ static int config_row(const struct gq_load_spec *v, void *p)
     for (i = 0; rc == 0 && i < o.u.config.afs_weights.n; i++)
         rc = afs_add(l, -1, o.u.config.afs_weights.v[i].key,
                      strtod(o.u.config.afs_weights.v[i].value, NULL));
+    gq__engine_wfpr(&o.u.config, &l->s->wfpr);
     gq__object_clear(&o);
     return rc;
 }
@@ -365,6 +366,16 @@ static uint64_t shape_of(const char *podsets)
     return h;
 }
 
+/* The PodsReady condition's reason as the snapshot's enum. */
+static enum gq_pods_ready pods_ready_of(const char *reason)
+{
+    if (!reason)
+        return GQ_PR_NONE;
+    if (strcmp(reason, "Started") == 0 || strcmp(reason, "Recovered") == 0)
+        return GQ_PR_READY;
+    return strcmp(reason, "WaitForRecovery") == 0 ? GQ_PR_WAIT_RECOVERY : GQ_PR_WAIT_START;
+}
+
 static int wl_row(const struct gq_load_workload *v, void *p)
 {
     struct loader *l = p;
@@ -393,6 +404,10 @@ static int wl_row(const struct gq_load_workload *v, void *p)
     wl->evicted = v->evicted;
     wl->shape = shape_of(v->podsets);
     wl->requeue_at = v->requeue_at;
+    wl->admitted_ms = v->admitted_at;
+    wl->ready_ms = v->pods_ready_at;
+    wl->pods_ready = pods_ready_of(v->pods_ready_reason);
+    wl->requeues = (int32_t)v->requeue_count;
     if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
         return nomem(l);
     if (v->local_queue) {

@@ -36,6 +36,8 @@ static void take_pool(struct gq_sim_pool *pool, struct gq_object *obj)
     pool->stockout = np->stockout;
     pool->autoscaling = !np->queued;
     pool->fail_after_ms = np->has_fail_after ? np->fail_after_ms : 0;
+    pool->pod_startup_ms = np->pod_startup_ms;
+    pool->stuck_percent = np->stuck_pod_percent;
 }
 
 static int pool_row(const struct gq_load_spec *v, void *payload)

@@ -89,6 +89,7 @@ struct runner {
     struct flavor_labels *fl; /* each flavor with nodeLabels, as the run started */
     size_t nfl;
     struct gq_clock clock;
+    struct gq_wfpr wfpr;     /* waitForPodsReady, read at each step's start (provider_txn) */
     int64_t now;
     uint64_t moved;          /* transitions in this step */
     int settle;              /* steps in a row at one moment */
@@ -330,7 +331,11 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
     size_t i;
     int rc, k;
 
-    rc = gq__store_run_requests(st, pr_row, &rows, err);
+    /* waitForPodsReady as it stands this step (the kubelet reads it too) */
+    if ((rc = gq__engine_wfpr_load(st, &r->wfpr, err)) == GQ_OK && r->wfpr.on)
+        rc = gq__store_pods_ready_running(st, err);
+    if (rc == GQ_OK)
+        rc = gq__store_run_requests(st, pr_row, &rows, err);
     if (rows.failed)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading ProvisioningRequests");
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
@@ -631,11 +636,14 @@ static int sim_apply(struct runner *r, const struct gq__effect *e, gq_error *err
     const struct wl_row *w = e->row;
     struct gq_started s = {e->workload, e->ns, e->name, e->uid, "Job unsuspended: pods running"};
     char msg[160];
-    bool endless;
+    bool endless, ready;
     int rc;
 
     endless = unending(r, w->duration_ms, msg, sizeof(msg));
-    if ((rc = gq__store_start(r->st, &s, r->now, err)) == GQ_OK && endless)
+    rc = gq__store_start(r->st, &s, r->now, err);
+    if (rc == GQ_OK && r->wfpr.on) /* it starts when its pods are ready: PodsReady */
+        rc = gq__store_pods_ready(r->st, e->workload, true, r->now, &ready, err);
+    if (rc == GQ_OK && endless)
         rc = gq__store_event(r->st, "Workload", e->ns, e->name, e->uid, "Warning",
                              "DurationOutOfRange", msg, NULL, NULL, r->now, err);
     if (rc == GQ_OK &&
@@ -649,19 +657,26 @@ static int start_workloads(struct runner *r, gq_error *err)
 {
     struct wl_rows rows = {NULL, 0, 0, false};
     size_t i;
+    bool waiting;
     int rc = select_rows(r, GQ_RUN_ADMITTED, &rows, err);
 
     if (rc == GQ_OK)
         rc = create_pods(r, &rows, err);
     if (rc == GQ_OK)
         gq__books_advance(&r->books, r->now);
-    /* The Job is unsuspended: it runs once every pod has a place. */
+    /*
+     * The Job is unsuspended: it runs once every pod has a place and is
+     * ready (its pool's podStartupTime; a stuck pod never is), and its
+     * duration counts from then.
+     */
     for (i = 0; rc == GQ_OK && i < rows.n; i++) {
         const struct wl_row *w = &rows.v[i];
         struct gq__effect e = {GQ__EFFECT_UNSUSPEND, w->id, w->ns, w->name, w->job, w->uid, w};
 
-        if (gq__books_running(&r->books, w->id))
+        if (gq__books_ready(&r->books, w->id, r->now))
             rc = sim_apply(r, &e, err);
+        else if (r->wfpr.on) /* PodsReady False: WaitForStart */
+            rc = gq__store_pods_ready(r->st, w->id, false, r->now, &waiting, err);
     }
     wl_rows_free(&rows);
     return rc;
@@ -721,15 +736,17 @@ static int next_txn(struct gq_store *st, void *payload, gq_error *err)
     struct due *d = payload;
     struct runner *r = d->r;
     int64_t sim = gq__sim_next(&r->sim, r->now), books = gq__books_next(&r->books, r->now);
-    int64_t best = 0, timeout = 0, finish, requeue;
+    int64_t best = 0, timeout = 0, finish, requeue, ready;
     int rc;
 
     if ((rc = gq__store_run_due(st, r->now, r->o.default_duration_ms, &finish, &requeue, err)) !=
             GQ_OK ||
-        (rc = gq__engine_provision_deadline(st, r->now, &timeout, err)) != GQ_OK)
+        (rc = gq__engine_provision_deadline(st, r->now, &timeout, err)) != GQ_OK ||
+        (rc = gq__engine_pods_ready_deadline(st, r->now, &ready, err)) != GQ_OK)
         return rc;
     sooner(&best, finish);
     sooner(&best, requeue);
+    sooner(&best, ready);
     if (sim && (!best || sim < best))
         best = sim;
     if (books && (!best || books < best))
@@ -1053,6 +1070,7 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
         gq__books_init(&r.books, r.sim.pools, r.sim.npools,
                        (const char *const *)pools.flavor) < 0)
         rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
+    r.books.seed = c.seed;
     r.fl = pools.fl;
     r.nfl = pools.nfl;
     pools.fl = NULL;

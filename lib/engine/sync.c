@@ -608,6 +608,7 @@ static int kube_observe(void *self, struct gq__turn *t, gq_error *err)
     if (was_leader && !s->leader)
         return lost_lease(s, err);
     s->callback_err.code = 0;
+    s->wfpr_read = false; /* a Configuration applied since counts from this turn */
     if ((rc = gq__kube_poll(s->k, s->more ? 0 : s->synced ? POLL_SYNCED_MS : 50, err)) != GQ_OK) {
         if (err && s->callback_err.code)
             *err = s->callback_err;

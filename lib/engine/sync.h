@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "gpuqueue/cluster.h"
+#include "admit.h" /* struct gq_wfpr */
 #include "apply.h"
 #include "handle.h"
 #include "integration.h"
@@ -109,6 +110,8 @@ struct gq_sync {
     int64_t unsynced_said;  /* monotonic ms gpuqd last said why it has not listed yet; 0 */
     int unsynced_which;     /* of which collection (the same one is said again after a while) */
     gq_error callback_err;
+    struct gq_wfpr wfpr;    /* waitForPodsReady, read once a turn when a Job needs it */
+    bool wfpr_read;
 };
 
 /* One log line (through the caller's log function); what is a verb of the log. */

@@ -209,6 +209,40 @@ static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error 
     return close_workload(s, &r, v->ns, GQ_WL_CANCELLED, "JobReplaced", msg, err);
 }
 
+/*
+ * waitForPodsReady: the PodsReady condition of an admitted workload from its
+ * job. A batch/v1 Job's pods are ready when status.ready (pods with the
+ * Ready condition) and status.succeeded reach the count admitted (Kueue's
+ * Job.PodsReady); a job of another kind once it runs (its pods' readiness
+ * is not read). The timeout itself is the scheduling cycle's.
+ */
+static int pods_ready(struct gq_sync *s, const struct job_view *v, const struct gq_sync_record *r,
+                      gq_error *err)
+{
+    bool ready = !v->suspended, changed;
+    int rc;
+
+    if (!in_state(r, GQ_WL_ADMITTED) && !in_state(r, GQ_WL_RUNNING))
+        return GQ_OK;
+    if (!s->wfpr_read && (rc = gq__engine_wfpr_load(s->st, &s->wfpr, err)) != GQ_OK)
+        return rc;
+    s->wfpr_read = true;
+    if (!s->wfpr.on)
+        return GQ_OK;
+    if (ready && strcmp(v->row->group, "batch") == 0 && strcmp(v->row->kind, "Job") == 0)
+        ready = json_object_get_int64(gq__js_get(v->obj, "status.ready")) +
+                    json_object_get_int64(gq__js_get(v->obj, "status.succeeded")) >=
+                r->pods;
+    rc = gq__store_pods_ready(s->st, r->id, ready, gq__store_now(s->st), &changed, err);
+    if (rc == GQ_OK && changed) {
+        s->changes++;
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, v->ns, r->name,
+                     ready ? "pods-ready" : "pods-not-ready", "PodsReady %s",
+                     ready ? "True" : "False");
+    }
+    return rc;
+}
+
 static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err)
 {
     struct gq_sync_record r;
@@ -222,7 +256,7 @@ static int first_seen(struct gq_sync *s, const struct job_view *v, gq_error *err
     if ((rc = gq__store_kube_seen(s->st, r.id, v->rv, v->suspended, err)) != GQ_OK)
         return rc;
     if (!v->suspended && v->admitted && in_state(&r, GQ_WL_ADMITTED))
-        return started(s, v, &r, err);
+        return (rc = started(s, v, &r, err)) != GQ_OK ? rc : pods_ready(s, v, &r, err);
     if (!v->suspended)
         gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, v->row, v->ns, v->name,
                      "unsuspended-without-admission", "a labelled Job runs without admission: %s",
@@ -253,9 +287,10 @@ static int observed(struct gq_sync *s, const struct job_view *v, const struct gq
                  v->row->kind);
         return close_workload(s, r, v->ns, GQ_WL_CANCELLED, "QueueLabelRemoved", msg, err);
     }
-    if (in_state(r, GQ_WL_ADMITTED) && !v->suspended && v->admitted)
-        return started(s, v, r, err);
-    return GQ_OK;
+    if (in_state(r, GQ_WL_ADMITTED) && !v->suspended && v->admitted &&
+        (rc = started(s, v, r, err)) != GQ_OK)
+        return rc;
+    return pods_ready(s, v, r, err);
 }
 
 static int observe(struct gq_sync *s, const struct gq_integration *row, json_object *obj,

@@ -124,6 +124,9 @@ struct gq__mf_workload {
     int64_t evicted_ms, evictions;
     bool has_duration;
     int64_t duration_ms;
+    const char *pods_ready_reason; /* NULL: no PodsReady condition */
+    int64_t pods_ready_ms;
+    int64_t requeue_count, requeue_ms; /* status.requeueState; 0: none */
 };
 
 /* One admission check of a workload. */

@@ -909,6 +909,35 @@ static void wl_eviction(json_object *status, const gq_workload_info *wl,
 }
 
 /*
+ * waitForPodsReady: the PodsReady condition (Kueue's job reconciler's
+ * reasons and messages) and status.requeueState {count, requeueAt}.
+ */
+static void wl_pods_ready(json_object *status, const gq_workload_info *wl,
+                          const struct gq__mf_workload *row)
+{
+    const char *r = row->pods_ready_reason, *msg = "Not all pods are ready or succeeded";
+    bool ready = r && (strcmp(r, "Started") == 0 || strcmp(r, "Recovered") == 0);
+    json_object *rs;
+    bool pending = state_bit(wl->state) == 1u << GQ_WL_PENDING;
+
+    if (r) {
+        if (ready)
+            msg = "All pods reached readiness and the workload is running";
+        else if (strcmp(r, "WaitForRecovery") == 0)
+            msg = "At least one pod has failed, waiting for recovery";
+        json_object_array_add(child(status, "conditions", json_type_array),
+                              condition("PodsReady", ready, row->pods_ready_ms, r, msg));
+    }
+    if (row->requeue_count > 0 || (row->requeue_ms > 0 && pending)) {
+        rs = child(status, "requeueState", json_type_object);
+        if (row->requeue_count > 0)
+            add_int(rs, "count", row->requeue_count);
+        if (row->requeue_ms > 0 && pending) /* cleared once the backoff is over */
+            add_time(rs, "requeueAt", row->requeue_ms);
+    }
+}
+
+/*
  * status.gpuq.duration: how long the job runs once its pods start, as Go
  * writes a duration ("45m0s", "1h30m0s"); absent when it runs until cancelled.
  */
@@ -942,6 +971,7 @@ int gq__mf_workload_begin(struct gq__mf_printer *p, const gq_workload_info *wl,
                                json_object_new_boolean(0));
     status = wl_status(wl, row->admission, row->updated_ms);
     wl_eviction(status, wl, row);
+    wl_pods_ready(status, wl, row);
     wl_duration(status, row);
     json_object_object_add(it->root, "status", status);
     return GQ_OK;

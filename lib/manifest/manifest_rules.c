@@ -351,6 +351,11 @@ int gq__mf_node_pool_post(struct gq__mf_ctx *c, json_object *spec, struct gq_obj
                               "must be greater than or equal to minNodes (%d)",
                               (int)obj->u.pool.min_nodes);
     }
+    if (obj->u.pool.stuck_pod_percent > 100) {
+        gq__mf_push(c, "stuckPodPercent");
+        return gq__mf_invalid(c, gq__mf_text(gq__mf_get(spec, "stuckPodPercent"), buf),
+                              "must be between 0 and 100");
+    }
     return GQ_OK;
 }
 

@@ -718,7 +718,8 @@ static const struct gq__mf_field afs_fields[] = {
 static const struct gq__mf_schema afs_schema = SCHEMA(afs_fields, struct gq_configuration, NULL);
 
 /*
- * Of a Configuration, the engine reads fairSharing and admissionFairSharing. The settings that
+ * Of a Configuration, the engine reads fairSharing, admissionFairSharing,
+ * waitForPodsReady (engine_ready.c) and resources. The other settings that
  * change what Kueue admits, and when, are kept but not enforced: they are
  * flagged so, and the ones gpuq does not model are kept verbatim (RAW, in
  * `extra`), so that -o yaml and describe still show them. The settings of
@@ -752,15 +753,11 @@ static const struct gq__mf_field config_fields[] = {
      .type = GQ_MF_BOOL,
      .flags = GQ_MF_NOT_ENFORCED,
      .off = CFG(manage_jobs_without_queue)},
-    {.name = "waitForPodsReady",
-     .vers = B1,
-     .type = GQ_MF_STRUCT,
-     .flags = GQ_MF_NOT_ENFORCED,
-     .sub = &pods_ready_schema},
+    {.name = "waitForPodsReady", .vers = B1, .type = GQ_MF_STRUCT, .sub = &pods_ready_schema},
     {.name = "waitForPodsReady",
      .vers = B2,
      .type = GQ_MF_STRUCT,
-     .flags = GQ_MF_PRESENCE | GQ_MF_NOT_ENFORCED,
+     .flags = GQ_MF_PRESENCE,
      .aux = CFG(wait_for_pods_ready),
      .sub = &pods_ready_schema},
     {.name = "fairSharing", .vers = B1, .type = GQ_MF_STRUCT, .sub = &fair_sharing_schema},
@@ -830,6 +827,18 @@ static const struct gq__mf_field node_pool_fields[] = {
      .flags = GQ_MF_HAS,
      .off = NP(fail_after_ms),
      .aux = NP(has_fail_after)},
+    {.name = "podStartupTime",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .flags = GQ_MF_HAS,
+     .off = NP(pod_startup_ms),
+     .aux = NP(has_pod_startup)},
+    {.name = "stuckPodPercent",
+     .vers = ANY,
+     .type = GQ_MF_INT32,
+     .flags = GQ_MF_HAS | GQ_MF_NONNEG,
+     .off = NP(stuck_pod_percent),
+     .aux = NP(has_stuck_pods)},
 };
 static const struct gq__mf_schema node_pool_schema =
     SCHEMA(node_pool_fields, struct gq_node_pool, NULL);

@@ -323,6 +323,34 @@ int gq__store_deactivate(struct gq_store *st, int64_t id, const char *reason, co
                          int64_t now_ms, gq_error *err);
 
 /*
+ * waitForPodsReady (store_engine.c, schema/0015_pods_ready.sql). A workload
+ * admitted or running has its pods all ready or not: its PodsReady
+ * condition moves as Kueue's job reconciler moves it (*changed says
+ * whether it did). Other states: nothing.
+ */
+int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t now_ms,
+                         bool *changed, gq_error *err);
+
+/*
+ * The simulated cluster, where running means every pod ready: a running
+ * workload with no PodsReady condition (it started before waitForPodsReady
+ * was on) gets Started, at its start.
+ */
+int gq__store_pods_ready_running(struct gq_store *st, gq_error *err);
+
+/* status.requeueState.count and the queue-order time after a PodsReady timeout. */
+int gq__store_requeue_state(struct gq_store *st, int64_t id, int32_t count, int64_t queued_at,
+                            gq_error *err);
+
+/*
+ * The earliest PodsReady deadline of the admitted workloads whose pods are
+ * not ready: admitted_at + timeout_ms, or, waiting for recovery, the
+ * condition's time + recovery_ms (0: none). *next 0 when there is none.
+ */
+int gq__store_pods_ready_due(struct gq_store *st, int64_t timeout_ms, int64_t recovery_ms,
+                             int64_t *next, gq_error *err);
+
+/*
  * Flavor fallback: a workload's failed provisioning attempts per flavor,
  * JSON {"flavor": attempts}, or NULL when there are none (any state).
  */

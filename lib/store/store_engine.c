@@ -102,7 +102,11 @@ static int let_go(struct gq_store *st, int64_t id, const char *to_state, const c
         "active = (?7 <> " GQ_SQL_STATE(deactivated) "), admission = NULL, "
         "reason = ?2, message = ?3, evicted_reason = ?2, evicted_message = ?3, "
         "preempted_reason = ?4, evicted_at = ?5, evictions = evictions + 1, updated_at = ?5, "
-        "reserved_at = NULL, admitted_at = NULL, requeue_at = nullif(?6, 0) "
+        "reserved_at = NULL, admitted_at = NULL, requeue_at = nullif(?6, 0), "
+        /* PodsReady, when kept, is WaitForStart again; its time moves if it was True */
+        "pods_ready_at = CASE WHEN pods_ready_reason IN ('Started', 'Recovered') THEN ?5 "
+        "ELSE pods_ready_at END, "
+        "pods_ready_reason = CASE WHEN pods_ready_reason IS NOT NULL THEN 'WaitForStart' END "
         "WHERE id = ?1 AND state IN " GQ_SQL_HOLDS_QUOTA;
     sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
     int rc;
@@ -311,4 +315,113 @@ int gq__store_provreq_synced(struct gq_store *st, int64_t id, gq_error *err)
         return err ? err->code : GQ_EIO;
     sqlite3_bind_int64(stmt, 1, id);
     return gq__store_step_done(st, stmt, err);
+}
+
+/* ------------------------------------------------------- waitForPodsReady */
+
+/*
+ * Kueue's generatePodsReadyCondition (jobframework/reconciler.go): ready is
+ * Started, or Recovered after a recovery; not ready is WaitForStart, or
+ * WaitForRecovery once it had been True. lastTransitionTime moves only when
+ * the status does (meta.SetStatusCondition).
+ */
+static const char *pods_ready_next(const char *old, bool ready)
+{
+    bool was_true = old && (strcmp(old, "Started") == 0 || strcmp(old, "Recovered") == 0);
+    bool recovering = old && strcmp(old, "WaitForRecovery") == 0;
+
+    if (ready)
+        return recovering || (old && strcmp(old, "Recovered") == 0) ? "Recovered" : "Started";
+    return was_true || recovering ? "WaitForRecovery" : "WaitForStart";
+}
+
+int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t now_ms,
+                         bool *changed, gq_error *err)
+{
+    static const char sel[] = "SELECT pods_ready_reason FROM workloads WHERE id = ?1 AND "
+                              "state IN " GQ_SQL_ADMITTED;
+    static const char upd[] =
+        "UPDATE workloads SET pods_ready_reason = ?2, "
+        "pods_ready_at = CASE WHEN ?4 THEN ?3 ELSE pods_ready_at END WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sel, err);
+    const char *next;
+    bool was_true = false, flips;
+    char *old = NULL;
+    int rc;
+
+    *changed = false;
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL &&
+        !(old = strdup((const char *)sqlite3_column_text(stmt, 0)))) {
+        sqlite3_reset(stmt);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW) {
+        free(old);
+        return rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "query");
+    }
+    next = pods_ready_next(old, ready);
+    was_true = old && (strcmp(old, "Started") == 0 || strcmp(old, "Recovered") == 0);
+    flips = !old || was_true != ready;
+    *changed = !old || strcmp(old, next) != 0;
+    free(old);
+    if (!*changed)
+        return GQ_OK;
+    if (!(stmt = gq__store_stmt(st, upd, err)))
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    gq__bind_text(stmt, 2, next);
+    sqlite3_bind_int64(stmt, 3, now_ms);
+    sqlite3_bind_int(stmt, 4, flips);
+    return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_pods_ready_running(struct gq_store *st, gq_error *err)
+{
+    return gq__store_exec(st,
+                          "UPDATE workloads SET pods_ready_reason = 'Started', "
+                          "pods_ready_at = started_at WHERE state = " GQ_SQL_STATE(running)
+                          " AND pods_ready_reason IS NULL",
+                          err);
+}
+
+int gq__store_requeue_state(struct gq_store *st, int64_t id, int32_t count, int64_t queued_at,
+                            gq_error *err)
+{
+    static const char upd[] =
+        "UPDATE workloads SET requeue_count = ?2, queued_at = ?3 WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, upd, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    sqlite3_bind_int(stmt, 2, count);
+    sqlite3_bind_int64(stmt, 3, queued_at);
+    return gq__store_step_done(st, stmt, err);
+}
+
+int gq__store_pods_ready_due(struct gq_store *st, int64_t timeout_ms, int64_t recovery_ms,
+                             int64_t *next, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT min(CASE WHEN pods_ready_reason = 'WaitForRecovery' "
+        "THEN CASE WHEN ?2 > 0 THEN pods_ready_at + ?2 END ELSE admitted_at + ?1 END) "
+        "FROM workloads WHERE state IN " GQ_SQL_ADMITTED " AND (pods_ready_reason IS NULL OR "
+        "pods_ready_reason NOT IN ('Started', 'Recovered'))";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    int rc;
+
+    *next = 0;
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, timeout_ms);
+    sqlite3_bind_int64(stmt, 2, recovery_ms);
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        *next = sqlite3_column_int64(stmt, 0); /* 0 for NULL */
+    sqlite3_reset(stmt);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GQ_OK : gq__store_sqlerr(st, rc, err, "query");
 }

@@ -291,7 +291,8 @@ struct workload_fn {
 /*
  * Columns: id, uid, namespace, name, job_name, local_queue, cluster_queue,
  * priority, state, reason, message, podsets, queued_at, reserved_at,
- * evicted_reason, requeue_at, inadmissible.
+ * evicted_reason, requeue_at, inadmissible, admitted_at, pods_ready_reason,
+ * pods_ready_at, requeue_count.
  */
 static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
 {
@@ -314,6 +315,10 @@ static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
     r.evicted = sqlite3_column_type(stmt, 14) != SQLITE_NULL;
     r.requeue_at = sqlite3_column_int64(stmt, 15); /* 0 for NULL */
     r.inadmissible = gq__col_text(stmt, 16);
+    r.admitted_at = sqlite3_column_int64(stmt, 17);
+    r.pods_ready_reason = gq__col_text(stmt, 18);
+    r.pods_ready_at = sqlite3_column_int64(stmt, 19);
+    r.requeue_count = sqlite3_column_int64(stmt, 20);
     return ((const struct workload_fn *)fn)->fn(&r, payload);
 }
 
@@ -323,11 +328,12 @@ int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void 
     static const char sql[] =
         "SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, "
         "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at, "
-        "inadmissible FROM workloads "
+        "inadmissible, admitted_at, pods_ready_reason, pods_ready_at, requeue_count "
+        "FROM workloads "
         "WHERE state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
     const struct workload_fn f = {fn};
 
-    return walk(st, sql, "workloads:#TTTTttITttTIitit", workload_row, &f, payload, err);
+    return walk(st, sql, "workloads:#TTTTttITttTIitititiI", workload_row, &f, payload, err);
 }
 
 struct usage_fn {

@@ -108,6 +108,10 @@ struct gq_load_workload {
     bool evicted;              /* evicted_reason is not NULL */
     int64_t requeue_at;        /* 0 when NULL */
     const char *inadmissible;  /* why its requests are refused (Kueue's words), or NULL */
+    int64_t admitted_at;       /* 0 when NULL */
+    const char *pods_ready_reason; /* the PodsReady condition's reason, or NULL (0015) */
+    int64_t pods_ready_at;     /* its lastTransitionTime; 0 when NULL */
+    int64_t requeue_count;     /* status.requeueState.count */
 };
 typedef int (*gq__load_workload_fn)(const struct gq_load_workload *row, void *payload);
 int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,

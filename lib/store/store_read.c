@@ -563,13 +563,15 @@ static int wl_detail_row(sqlite3_stmt *stmt, void *payload)
 
     ok = copy_col(stmt, 0, &w->spec) && copy_col(stmt, 1, &w->admission) &&
          copy_col(stmt, 5, &w->evicted_reason) && copy_col(stmt, 6, &w->evicted_message) &&
-         copy_col(stmt, 7, &w->preempted_reason);
+         copy_col(stmt, 7, &w->preempted_reason) && copy_col(stmt, 10, &w->pods_ready_reason);
     w->priority = col_num(stmt, 2);
     w->queued_at = col_num(stmt, 3);
     w->id = col_num(stmt, 4);
     w->evictions = col_num(stmt, 8);
     w->has_duration = sqlite3_column_type(stmt, 9) != SQLITE_NULL;
     w->duration_ms = col_num(stmt, 9);
+    w->pods_ready_at = col_num(stmt, 11);
+    w->requeue_count = col_num(stmt, 12);
     w->found = true;
     return ok ? 1 : GQ_ENOMEM;
 }
@@ -581,6 +583,7 @@ void gq__store_wl_detail_clear(struct gq_wl_detail *w)
     free(w->evicted_reason);
     free(w->evicted_message);
     free(w->preempted_reason);
+    free(w->pods_ready_reason);
     memset(w, 0, sizeof(*w));
 }
 
@@ -589,7 +592,8 @@ int gq__store_workload_detail(struct gq_store *st, const char *uid, struct gq_wl
 {
     static const char sql[] =
         "SELECT spec, admission, priority, queued_at, id, evicted_reason, evicted_message, "
-        "preempted_reason, evictions, duration_ms FROM workloads WHERE uid = ?1";
+        "preempted_reason, evictions, duration_ms, pods_ready_reason, pods_ready_at, "
+        "requeue_count FROM workloads WHERE uid = ?1";
     struct gq__cursor c;
     int rc;
 

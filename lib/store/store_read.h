@@ -162,6 +162,9 @@ struct gq_wl_detail {
     int64_t evictions;
     bool has_duration;      /* gpuq.dev/duration given */
     int64_t duration_ms;
+    char *pods_ready_reason; /* the PodsReady condition's reason; NULL: none */
+    int64_t pods_ready_at;
+    int64_t requeue_count;  /* PodsReady timeouts (status.requeueState.count) */
 };
 
 /* The workload of this UID; out->found false when there is none. */

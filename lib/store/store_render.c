@@ -276,6 +276,10 @@ static int workload_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
         sqlite3_column_int64(stmt, 7),
         sqlite3_column_type(stmt, 8) != SQLITE_NULL,
         sqlite3_column_int64(stmt, 8),
+        gq__col_text(stmt, 9),
+        sqlite3_column_int64(stmt, 10),
+        sqlite3_column_int64(stmt, 11),
+        sqlite3_column_int64(stmt, 12),
     };
 
     return q->fn(&w, q->payload, err);
@@ -286,7 +290,8 @@ int gq__store_render_workload(struct gq_store *st, const char *uid, gq__render_w
 {
     static const char sql[] =
         "SELECT spec, admission, updated_at, evicted_reason, evicted_message, preempted_reason, "
-        "evicted_at, evictions, duration_ms FROM workloads WHERE uid = ?1";
+        "evicted_at, evictions, duration_ms, pods_ready_reason, pods_ready_at, requeue_count, "
+        "requeue_at FROM workloads WHERE uid = ?1";
     struct workload q = {fn, payload};
     struct gq__cursor c;
     int rc;
@@ -294,7 +299,7 @@ int gq__store_render_workload(struct gq_store *st, const char *uid, gq__render_w
     if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     gq__bind_text(c.stmt, 1, uid);
-    return gq__store_each_row(st, &c, "workloads:TtIttti.i", false, 0, workload_row, &q, err);
+    return gq__store_each_row(st, &c, "workloads:TtIttti.itiIi", false, 0, workload_row, &q, err);
 }
 
 struct checks {

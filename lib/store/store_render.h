@@ -107,6 +107,10 @@ struct gq__render_workload {
     int64_t evictions;
     bool has_duration;     /* false: it runs until cancelled */
     int64_t duration_ms;
+    const char *pods_ready_reason; /* the PodsReady condition's reason; NULL: none (0015) */
+    int64_t pods_ready_ms;
+    int64_t requeue_count; /* status.requeueState: count (0: none) */
+    int64_t requeue_ms;    /* and requeueAt (0: none) */
 };
 typedef int (*gq__render_workload_fn)(const struct gq__render_workload *w, void *payload,
                                       gq_error *err);

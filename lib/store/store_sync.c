@@ -21,9 +21,14 @@
 
 
 /* What a record reads, in copy_row's order. */
-#define RECORD_COLUMNS "id, state, name, uid"
+#define RECORD_COLUMNS                                                                             \
+    "id, state, name, uid, coalesce((SELECT sum(json_extract(p.value, '$.count')) FROM "           \
+    "json_each(admission, '$.podSetAssignments') p), pods)"
 
-/* Columns: id, state, name, uid (NULL, which the schema rules out, copied as ""). */
+/*
+ * Columns: id, state, name, uid (NULL, which the schema rules out, copied
+ * as ""), pods admitted or asked for.
+ */
 static void copy_row(sqlite3_stmt *stmt, struct gq_sync_record *out)
 {
     const char *state = (const char *)sqlite3_column_text(stmt, 1);
@@ -34,6 +39,7 @@ static void copy_row(sqlite3_stmt *stmt, struct gq_sync_record *out)
     snprintf(out->state, sizeof(out->state), "%s", state ? state : "");
     snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
     snprintf(out->uid, sizeof(out->uid), "%s", uid ? uid : "");
+    out->pods = sqlite3_column_int64(stmt, 4);
 }
 
 static int record_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
@@ -63,7 +69,7 @@ static int run(struct gq_store *st, const char *sql, const char *const *params, 
 
 static void record_clear(struct gq_sync_record *r)
 {
-    r->id = 0;
+    r->id = r->pods = 0;
     r->state[0] = r->name[0] = r->uid[0] = '\0';
 }
 

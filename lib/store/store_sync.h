@@ -25,6 +25,7 @@ struct gq_sync_record {
     char state[16];
     char name[256]; /* Kueue's workload name */
     char uid[128];  /* the Job's UID */
+    int64_t pods;   /* pods admitted (status.admission's counts), else asked for */
 };
 
 /* The workload of the Job whose UID is uid, any state, into *out (out->id 0: none). */

@@ -53,19 +53,18 @@ $ gpuq apply --dry-run -o name -f $DATA/fields/cq-bogus.yaml
 ! Warning: unknown field "spec.bogusField"
 > clusterqueue/cq
 
-# A Configuration: waitForPodsReady and retention policies are Kueue's and
-# valid, so even --strict accepts them, but gpuq does not enforce them;
-# fairSharing, admissionFairSharing and resource transformations it does
-# (issue 17), and metrics (Kueue's process settings) mean nothing to gpuq.
+# A Configuration: retention policies are Kueue's and valid, so even --strict
+# accepts them, but gpuq does not enforce them; fairSharing, waitForPodsReady,
+# admissionFairSharing and resource transformations it does (issue 17), and
+# metrics (Kueue's process settings) mean nothing to gpuq.
 $ gpuq apply --strict -f $DATA/fields/config.yaml
-! Warning: field "waitForPodsReady" is accepted but not enforced by gpuq
 ! Warning: field "objectRetentionPolicies" is accepted but not enforced by gpuq
 > configuration/config created
 $ gpuq describe configuration config | grep -E '^(Not enforced|Wait For Pods Ready|Fair Sharing|Object Retention Policies):'
 > Wait For Pods Ready:
 > Fair Sharing:
 > Object Retention Policies:
-~ Not enforced: +waitForPodsReady, objectRetentionPolicies
+~ Not enforced: +objectRetentionPolicies
 # A ClusterQueue's admissionScope (admission fair sharing) and a LocalQueue's
 # fairSharing weight are enforced (issue 17): no warning, and describe lists
 # nothing as not enforced.

@@ -44,6 +44,25 @@ def wait_for(what, fn, timeout=120.0, step=0.05):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def run_cases(c, e, cases):
+    """Each case(e) in turn (only $GQ_CASE when set), timed; a case that fails is a failed
+    check, with the last gpuqd's log, that gpuqd killed and e.cleanup() run."""
+    only = os.environ.get("GQ_CASE")
+    for case in cases:
+        if only and only != case.__name__:
+            continue
+        t0 = time.time()
+        try:
+            case(e)
+        except (AssertionError, StopIteration) as x:
+            c.check(False, f"{case.__name__}: {x!r}")
+            if Daemon.last:
+                print("--- the last gpuqd's log:\n" + Daemon.last.logtext()[-3000:])
+                Daemon.last.kill()
+            e.cleanup()
+        print(f"{case.__name__}: {time.time() - t0:.1f} s", flush=True)
+
+
 class Daemon:
     """A real gpuqd in cluster mode; log in <dir>/gpuqd-<n>.log."""
     count = 0

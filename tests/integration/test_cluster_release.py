@@ -312,23 +312,10 @@ def main():
             f.write(QUEUES)
         r = api.kubectl("apply", "-f", path)
         c.check(r.returncode == 0, f"queues: {r.stderr}")
-        e = Env(c, gpuq, d, api)
-        only = os.environ.get("GQ_CASE")
-        for case in (case_created_running, case_admitted_while_running,
-                     case_forbidden_then_granted, case_refused_gives_quota_back, case_error_line,
-                     case_adopted_and_owned):
-            if only and only != case.__name__:
-                continue
-            t0 = time.time()
-            try:
-                case(e)
-            except (AssertionError, StopIteration) as x:
-                c.check(False, f"{case.__name__}: {x!r}")
-                if Daemon.last:
-                    print("--- the last gpuqd's log:\n" + Daemon.last.logtext()[-3000:])
-                    Daemon.last.kill()
-                e.cleanup()
-            print(f"{case.__name__}: {time.time() - t0:.1f} s", flush=True)
+        cluster.run_cases(c, Env(c, gpuq, d, api),
+                          (case_created_running, case_admitted_while_running,
+                           case_forbidden_then_granted, case_refused_gives_quota_back,
+                           case_error_line, case_adopted_and_owned))
     return c.done()
 
 
