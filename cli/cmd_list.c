@@ -206,6 +206,8 @@ static const struct object_table object_tables[] = {
      {"NAME", "GPUS/NODE", "MIN", "MAX", "PROVISIONING TIME", "STOCKOUT", "LABELS", "AGE", NULL}},
     {"integration", "gpuq.dev", {"NAME", "KIND", "AGE", NULL}},
     {"clustertrainingruntime", "trainer.kubeflow.org", {"NAME", "AGE", NULL}},
+    {"multikueuecluster", "kueue.x-k8s.io", {"NAME", "CONNECTED", "AGE", NULL}},
+    {"multikueueconfig", "kueue.x-k8s.io", {"NAME", "CLUSTERS", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)

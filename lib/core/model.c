@@ -71,6 +71,13 @@ static const struct {
      "clustertrainingruntimes",
      {NULL},
      false},
+    {GQ_KIND_MK_CLUSTER,
+     "MultiKueueCluster",
+     "multikueuecluster",
+     "multikueueclusters",
+     {NULL},
+     false},
+    {GQ_KIND_MK_CONFIG, "MultiKueueConfig", "multikueueconfig", "multikueueconfigs", {NULL}, false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -295,6 +302,13 @@ void gq__object_clear(struct gq_object *obj)
         free(obj->u.runtime.ml_policy);
         free(obj->u.runtime.template);
         free(obj->u.runtime.pod_group_policy);
+        break;
+    case GQ_KIND_MK_CLUSTER:
+        free(obj->u.mkc.location_type);
+        free(obj->u.mkc.location);
+        break;
+    case GQ_KIND_MK_CONFIG:
+        strs_clear(&obj->u.mkcfg.clusters);
         break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:

@@ -69,6 +69,8 @@ static const struct kind_table tables[] = {
     {GQ_KIND_NODE_POOL, CLUSTER_SCOPED_SQL("node_pools", "", "", ""), 0},
     {GQ_KIND_INTEGRATION, CLUSTER_SCOPED_SQL("integrations", "", "", ""), 0},
     {GQ_KIND_TRAINING_RUNTIME, CLUSTER_SCOPED_SQL("training_runtimes", "", "", ""), 0},
+    {GQ_KIND_MK_CLUSTER, CLUSTER_SCOPED_SQL("multikueue_clusters", "", "", ""), 0},
+    {GQ_KIND_MK_CONFIG, CLUSTER_SCOPED_SQL("multikueue_configs", "", "", ""), 0},
 };
 
 static const struct kind_table *table_for(enum gq_kind kind)

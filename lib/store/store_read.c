@@ -288,6 +288,13 @@ static const struct detail_query {
     {GQ_KIND_TRAINING_RUNTIME, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                                "spec ->> 'kind' FROM training_runtimes WHERE name = ?1",
      {X_API_VERSION, X_KIND}},
+    {GQ_KIND_MK_CLUSTER, "SELECT name, uid, " GQ_SQL_MK_CLUSTER_WITH_STATUS ", created_at, "
+                         "spec ->> 'apiVersion', "
+                         "spec ->> 'kind' FROM multikueue_clusters WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
+    {GQ_KIND_MK_CONFIG, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                        "spec ->> 'kind' FROM multikueue_configs WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
 };
 
 static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
@@ -980,6 +987,15 @@ static const struct obj_query obj_queries[] = {
     {GQ_KIND_TRAINING_RUNTIME,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, created_at "
      "FROM training_runtimes ORDER BY name", "training_runtimes:.T.........I"},
+    /* The detail: the Active condition's status, as kubectl's CONNECTED column. */
+    {GQ_KIND_MK_CLUSTER,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, CASE active WHEN 1 THEN 'True' WHEN 0 THEN "
+     "'False' ELSE 'Unknown' END, NULL, 0, 0, 0, created_at FROM multikueue_clusters ORDER BY name",
+     "multikueue_clusters:.T....T....I"},
+    {GQ_KIND_MK_CONFIG,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(value, ',') "
+     "FROM json_each(spec, '$.spec.clusters')), NULL, 0, 0, 0, created_at "
+     "FROM multikueue_configs ORDER BY name", "multikueue_configs:.T....t....I"},
 };
 
 static const struct obj_query *obj_query(enum gq_kind kind)

@@ -148,6 +148,12 @@ static const struct {
     {GQ_KIND_TRAINING_RUNTIME, "SELECT NULL, name, uid, spec, created_at, updated_at "
                                "FROM training_runtimes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                                OBJECT_SHAPE},
+    {GQ_KIND_MK_CLUSTER, "SELECT NULL, name, uid, " GQ_SQL_MK_CLUSTER_WITH_STATUS ", created_at, "
+                         "updated_at FROM multikueue_clusters WHERE ?2 IS NULL OR name = ?2 "
+                         "ORDER BY name", OBJECT_SHAPE},
+    {GQ_KIND_MK_CONFIG, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                        "FROM multikueue_configs WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                        OBJECT_SHAPE},
 };
 
 struct objects {

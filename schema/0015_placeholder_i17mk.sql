@@ -1,0 +1,3 @@
+-- Placeholder so that migrations run without gaps on the MultiKueue branch
+-- (0018): number 0015 is another issue-17 helper's. Delete this file at merge.
+SELECT 1;
