@@ -37,6 +37,7 @@ CREATE TABLE multikueue_remotes (
     workload_id  INTEGER NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,
     cluster      TEXT NOT NULL,
     uid          TEXT,
+    evictions    INTEGER NOT NULL DEFAULT 0, -- the workload's when sent: older copies are stale
     created_at   INTEGER NOT NULL,
     deleted_at   INTEGER,
     PRIMARY KEY (workload_id, cluster)

@@ -48,6 +48,8 @@ enum gq_sync_informer {
     GQ_INF_CHECKS,
     GQ_INF_CONFIGS,
     GQ_INF_CRDS,            /* CustomResourceDefinitions: a kind's CRD installed is watched at once */
+    GQ_INF_MK_CLUSTERS,     /* MultiKueueClusters: the workers a manager dispatches to */
+    GQ_INF_MK_CONFIGS,      /* MultiKueueConfigs */
     GQ_INF_COUNT
 };
 
@@ -107,6 +109,7 @@ struct gq_sync {
     int64_t unsynced_said;  /* monotonic ms gpuqd last said why it has not listed yet; 0 */
     int unsynced_which;     /* of which collection (the same one is said again after a while) */
     gq_error callback_err;
+    struct gq_mk *mk;       /* MultiKueue's manager (sync_multikueue.c); NULL until its first turn */
 };
 
 /* One log line (through the caller's log function); what is a verb of the log. */
@@ -160,6 +163,14 @@ void gq__sync_job_path(char *buf, size_t size, const struct gq_integration *row,
 
 /* Step 3: every side effect the database asks for, each applied as calls to the API server. */
 int gq__sync_outbox(struct gq_sync *s, gq_error *err);
+
+/*
+ * Step 3b: MultiKueue's manager: the worker clusters' clients and Active
+ * condition, the copies of the workloads its checks hold, the winners'
+ * status (sync_multikueue.c). Nothing to do without a MultiKueueCluster.
+ */
+int gq__sync_multikueue(struct gq_sync *s, gq_error *err);
+void gq__sync_multikueue_free(struct gq_sync *s);
 
 /* Step 4: try to take or renew the Lease when due; s->leader tells the result. */
 int gq__sync_lease(struct gq_sync *s, gq_error *err);

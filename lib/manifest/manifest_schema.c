@@ -922,11 +922,14 @@ static const struct gq__mf_field mk_source_fields[] = {
 static const struct gq__mf_schema mk_source_schema =
     SCHEMA(mk_source_fields, struct gq_mk_cluster, NULL);
 
+/*
+ * v1beta1 reads clusterSource too: gpuq's own CRDs (examples/deploy/crds) serve
+ * both versions from one storage with no conversion, so a v1beta2 object
+ * comes back under v1beta1 as written. One of the two is required (post hook).
+ */
 static const struct gq__mf_field mk_cluster_fields[] = {
-    {.name = "kubeConfig", .vers = B1, .type = GQ_MF_STRUCT, .flags = GQ_MF_REQUIRED,
-     .sub = &mk_kubeconfig_schema},
-    {.name = "clusterSource", .vers = B2, .type = GQ_MF_STRUCT, .flags = GQ_MF_REQUIRED,
-     .sub = &mk_source_schema},
+    {.name = "kubeConfig", .vers = B1, .type = GQ_MF_STRUCT, .sub = &mk_kubeconfig_schema},
+    {.name = "clusterSource", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &mk_source_schema},
 };
 static const struct gq__mf_schema mk_cluster_schema =
     SCHEMA(mk_cluster_fields, struct gq_mk_cluster, NULL);
@@ -966,7 +969,7 @@ static const struct gq__mf_kind kinds[] = {
     {GQ_KIND_PROVISIONING_CONFIG, KUEUE, "ProvisioningRequestConfig", B1 | B2, 0, "spec", KUEUE_V2,
      &prc_schema, NULL, gq__mf_prc_post, NULL},
     {GQ_KIND_MK_CLUSTER, KUEUE, "MultiKueueCluster", B1 | B2, 0, "spec", KUEUE_V2,
-     &mk_cluster_schema, NULL, NULL, NULL},
+     &mk_cluster_schema, NULL, gq__mf_mk_cluster_post, NULL},
     {GQ_KIND_MK_CONFIG, KUEUE, "MultiKueueConfig", B1 | B2, 0, "spec", KUEUE_V2, &mk_config_schema,
      NULL, NULL, NULL},
     {GQ_KIND_WORKLOAD, KUEUE, "Workload", B1 | B2, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL,

@@ -504,7 +504,8 @@ int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
         "w.admission, w.job_kind, w.job_api_version FROM workloads w WHERE w.state = "
         GQ_SQL_STATE(admitted)
-        " AND w.job_gone = 0 AND " DUE
+        /* One a MultiKueue worker runs (schema/0018) stays suspended here. */
+        " AND w.job_gone = 0 AND w.cluster_name IS NULL AND " DUE
         " ORDER BY w.id";
     static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,       F_UID,
                                         F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_KIND,
