@@ -58,7 +58,7 @@
 #define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
 #define DEFAULT_ORIGIN "multikueue"
 #define LOST_TIMEOUT_MS (15 * 60 * 1000) /* Kueue's workerLostTimeout default */
-#define RECONNECT_MS 2000                /* a cluster that failed is tried again after this */
+#define RECONNECT_MS 3000                /* a cluster that failed is tried again after this */
 #define MAX_WORKLOADS 512                /* per turn: the next turn takes the rest */
 
 /* One worker cluster as the manager reaches it. */
@@ -284,9 +284,10 @@ static bool cluster_connect(struct gq_sync *s, struct mk_cluster *c, char *why, 
     /* The loop is the retry, as for gpuqd's own client; many copies per turn. */
     lim.qps = 500;
     lim.burst = 1000;
-    lim.max_retries = 1;
-    lim.timeout_ms = 10000;
-    lim.connect_timeout_ms = 3000;
+    /* A worker that stopped answering holds the loop up this long per turn, at most. */
+    lim.max_retries = 0;
+    lim.timeout_ms = 5000;
+    lim.connect_timeout_ms = 2000;
     lim.stop = s->o.stop;
     if (gq__kube_open(&c->k, &cfg, &lim, &e) != GQ_OK) {
         snprintf(why, whylen, "%s", e.msg);
@@ -638,6 +639,7 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
         gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
                      "dispatch-failed", "to %s: %s", c->name, line);
     }
+    gq__crash_point("multikueue-sent"); /* the worker has the copy; its UID not recorded */
     if (uid) {
         gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "dispatched",
                      "copy created on %s", c->name);
@@ -691,6 +693,7 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
         if (!cp && (rc = mk_write(s, (struct mk_write){W_INTENT, w->id, w->evictions, name, NULL,
                                                        NULL, false}, err)) != GQ_OK)
             break;
+        gq__crash_point("multikueue-intent"); /* the copy recorded, not sent */
         rc = copy_send(s, c, w, local, err);
     }
     json_object_put(local);
