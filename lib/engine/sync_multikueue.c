@@ -74,16 +74,24 @@ struct mk_cluster {
     json_object *jobs;      /* this turn's copies by "ns/name"; NULL: not listed this turn */
 };
 
+struct mk_queued;
+
 struct gq_mk {
     struct mk_cluster *v;
     size_t n, cap;
-    json_object *mirrored;  /* workload id -> the status last copied to its Job */
+    struct gq_kube *local;  /* the manager's own API server, for this file's calls */
+    int64_t after;          /* the next turn's page starts after this workload id */
+    json_object *jobs;      /* this turn's manager Jobs by "ns/name" (queued ones) */
+    json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
+    struct mk_queued *queue; /* writes to make in the turn's next transaction */
+    size_t nqueue, capqueue;
 };
 
 /* One workload's row and its live copies, owned. */
 struct mk_copy {
     char *cluster, *uid;
     int64_t evictions;
+    bool send;              /* to send this turn, its intent recorded first */
 };
 struct mk_wl {
     int64_t id, evictions;
@@ -94,12 +102,12 @@ struct mk_wl {
 struct mk_wls {
     struct mk_wl *v;
     size_t n, cap;
-    gq_error *err;
+    int64_t after;          /* the page: workloads of ids above this */
 };
 
 /* ------------------------------------------------------------ the store */
 
-/* One write of this file, in its own transaction. */
+/* One write of this file; a turn's are queued and made in one transaction (mk_flush). */
 struct mk_write {
     enum { W_ACTIVE, W_INTENT, W_CREATED, W_DELETED, W_WON, W_RETRY } op;
     int64_t id, evictions;
@@ -107,11 +115,14 @@ struct mk_write {
     bool active;
 };
 
-static int write_txn(struct gq_store *st, void *payload, gq_error *err)
-{
-    struct mk_write *w = payload;
-    int64_t now = gq__store_now(st);
+/* A write queued: its strings copied. */
+struct mk_queued {
+    struct mk_write w;
+    char *a, *b, *c;
+};
 
+static int write_one(struct gq_store *st, const struct mk_write *w, int64_t now, gq_error *err)
+{
     switch (w->op) {
     case W_ACTIVE: return gq__store_mk_set_active(st, w->a, w->active, w->b, w->c, now, err);
     case W_INTENT: return gq__store_mk_remote_intent(st, w->id, w->a, w->evictions, now, err);
@@ -123,10 +134,58 @@ static int write_txn(struct gq_store *st, void *payload, gq_error *err)
     return GQ_OK;
 }
 
+static int flush_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct gq_mk *m = payload;
+    int64_t now = gq__store_now(st);
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < m->nqueue; i++)
+        rc = write_one(st, &m->queue[i].w, now, err);
+    return rc;
+}
+
+static void queue_clear(struct gq_mk *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->nqueue; i++) {
+        free(m->queue[i].a);
+        free(m->queue[i].b);
+        free(m->queue[i].c);
+    }
+    m->nqueue = 0;
+}
+
+/* The queued writes, in one transaction: what the turn learnt, before what it does next. */
+static int mk_flush(struct gq_sync *s, gq_error *err)
+{
+    int rc;
+
+    if (!s->mk->nqueue)
+        return GQ_OK;
+    s->changes++;
+    rc = gq__store_write(s->st, flush_txn, s->mk, err);
+    queue_clear(s->mk);
+    return rc;
+}
+
 static int mk_write(struct gq_sync *s, struct mk_write w, gq_error *err)
 {
-    s->changes++;
-    return gq__store_write(s->st, write_txn, &w, err);
+    struct gq_mk *m = s->mk;
+    struct mk_queued *q;
+    bool oom;
+
+    if (gq__grow(&m->queue, &m->capqueue, m->nqueue, sizeof(*m->queue)) < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    q = &m->queue[m->nqueue++];
+    q->w = w;
+    q->w.a = q->a = w.a ? gq__strdup(w.a) : NULL;
+    q->w.b = q->b = w.b ? gq__strdup(w.b) : NULL;
+    q->w.c = q->c = w.c ? gq__strdup(w.c) : NULL;
+    oom = (w.a && !q->a) || (w.b && !q->b) || (w.c && !q->c);
+    return oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
 }
 
 /* ------------------------------------------------------------- clusters */
@@ -299,14 +358,33 @@ static bool cluster_connect(struct gq_sync *s, struct mk_cluster *c, char *why, 
     return true;
 }
 
+/* Jobs of a list by "ns/name", or NULL. */
+static json_object *by_name(json_object *list)
+{
+    json_object *items = gq__js_get(list, "items"), *out;
+    size_t i, n;
+
+    if (!items || !json_object_is_type(items, json_type_array))
+        return NULL;
+    out = json_object_new_object();
+    n = json_object_array_length(items);
+    for (i = 0; out && i < n; i++) {
+        json_object *j = json_object_array_get_idx(items, i);
+        char key[512];
+
+        snprintf(key, sizeof(key), "%s/%s", gq__js_str(j, "metadata.namespace"),
+                 gq__js_str(j, "metadata.name"));
+        json_object_object_add(out, key, json_object_get(j));
+    }
+    return out;
+}
+
 /* The copies on the worker, listed by our origin label, into c->jobs; false when it failed. */
 static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, size_t whylen)
 {
     struct gq_kube_resp r = {0};
-    json_object *items;
     char path[256];
     gq_error e = {0};
-    size_t i, n;
     bool ok = false;
 
     snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s%%3D%s", ORIGIN_LABEL,
@@ -315,20 +393,10 @@ static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, siz
     c->jobs = NULL;
     if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK) {
         snprintf(why, whylen, "%s", e.msg);
-    } else if (r.status != 200 || !(items = gq__js_get(r.json, "items"))) {
+    } else if (r.status != 200 || !(c->jobs = by_name(r.json))) {
         gq__kube_status_line(why, whylen, &r);
     } else {
         ok = true;
-        c->jobs = json_object_new_object();
-        n = json_object_array_length(items);
-        for (i = 0; i < n; i++) {
-            json_object *j = json_object_array_get_idx(items, i);
-            char key[512];
-
-            snprintf(key, sizeof(key), "%s/%s", gq__js_str(j, "metadata.namespace"),
-                     gq__js_str(j, "metadata.name"));
-            json_object_object_add(c->jobs, key, json_object_get(j));
-        }
     }
     (void)s;
     gq__kube_resp_free(&r);
@@ -448,8 +516,11 @@ static int wls_txn(struct gq_store *st, void *payload, gq_error *err)
 {
     struct mk_wls *l = payload;
 
+    int64_t after = l->after;
+
     wls_free(l);
-    return gq__store_mk_rows(st, MAX_WORKLOADS, wl_row, l, err);
+    l->after = after;
+    return gq__store_mk_rows(st, after, MAX_WORKLOADS, wl_row, l, err);
 }
 
 /* A Job's annotation or label read by its full key (dots in it are not a path). */
@@ -583,21 +654,36 @@ static json_object *copy_body(const struct mk_wl *w, json_object *local)
     return job;
 }
 
-/* The manager's own Job (for its spec, and its status), or NULL with a line logged. */
+/* The manager's own Job as this turn listed it (its spec, its status), or NULL. */
 static json_object *local_job(struct gq_sync *s, const struct mk_wl *w)
 {
+    char key[512];
+    json_object *j;
+    const char *uid;
+
+    snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
+    if (!s->mk->jobs || !json_object_object_get_ex(s->mk->jobs, key, &j))
+        return NULL;
+    uid = gq__js_str(j, "metadata.uid");
+    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a Job re-created is another workload */
+}
+
+/* The manager's queued Jobs, listed once for the turn (the copies' source, the mirrors' target). */
+static void local_list(struct gq_sync *s)
+{
     struct gq_kube_resp r = {0};
-    char path[512];
-    json_object *out = NULL;
+    char path[256];
     gq_error e = {0};
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
-    if (gq__kube_call(s->k, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200 &&
-        r.json && gq__js_str(r.json, "metadata.uid") &&
-        !strcmp(gq__js_str(r.json, "metadata.uid"), w->uid))
-        out = json_object_get(r.json);
+    json_object_put(s->mk->jobs);
+    s->mk->jobs = NULL;
+    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s", GQ_SYNC_QUEUE_LABEL);
+    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200)
+        s->mk->jobs = by_name(r.json);
+    else
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, "jobs", "list-failed",
+                     "%s", e.code ? e.msg : gq__kube_status_message(&r));
     gq__kube_resp_free(&r);
-    return out;
 }
 
 /* Send w's copy to c (its intent already recorded); the worker's answer recorded. */
@@ -659,72 +745,107 @@ static struct mk_copy *copy_on(struct mk_wl *w, const char *cluster)
     return NULL;
 }
 
-/* AllAtOnce: a copy to every Active worker of the config that has none. */
+/* The clusters of MultiKueueConfig name (its spec.clusters), read once a turn; borrowed. */
+static json_object *config_clusters(struct gq_sync *s, const char *name, gq_error *err, int *rc)
+{
+    json_object *cfg;
+    char *text = NULL;
+
+    if (!s->mk->configs)
+        s->mk->configs = json_object_new_object();
+    if (!json_object_object_get_ex(s->mk->configs, name, &cfg)) {
+        if ((*rc = gq__store_mk_config_spec(s->st, name, &text, err)) != GQ_OK)
+            return NULL;
+        cfg = text ? json_tokener_parse(text) : NULL;
+        free(text);
+        json_object_object_add(s->mk->configs, name, cfg);
+    }
+    return gq__js_get(cfg, "spec.clusters");
+}
+
+/*
+ * AllAtOnce: a copy planned for every Active worker of the config that has
+ * none (its intent queued, sent once the intents are written: send_planned).
+ */
 static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
-    char *text = NULL;
-    json_object *cfg = NULL, *clusters, *local = NULL;
-    size_t i, n;
-    int rc;
+    json_object *clusters;
+    size_t i, n, cap;
+    int rc = GQ_OK;
 
-    if (!w->config)
+    if (!w->config || !local_job(s, w)) /* the Job gone or re-created: its informer will say */
         return GQ_OK;
-    if ((rc = gq__store_mk_config_spec(s->st, w->config, &text, err)) != GQ_OK || !text)
-        return rc;
-    cfg = json_tokener_parse(text);
-    free(text);
-    clusters = gq__js_get(cfg, "spec.clusters");
+    clusters = config_clusters(s, w->config, err, &rc);
     n = clusters ? json_object_array_length(clusters) : 0;
     for (i = 0; rc == GQ_OK && i < n; i++) {
         const char *name = json_object_get_string(json_object_array_get_idx(clusters, i));
         struct mk_cluster *c = cluster_find(s->mk, name);
         struct mk_copy *cp = copy_on(w, name);
+        json_object *had;
 
         if (!c || !c->k || !c->jobs || (cp && cp->uid))
             continue;
-        if (cp && listed_copy(c, w)) { /* sent before a crash: the worker has it */
+        if (cp && (had = listed_copy(c, w))) { /* sent before a crash: the worker has it */
             rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, name,
-                                               gq__js_str(listed_copy(c, w), "metadata.uid"),
-                                               NULL, false}, err);
+                                               gq__js_str(had, "metadata.uid"), NULL, false}, err);
             continue;
         }
-        if (!local && !(local = local_job(s, w)))
-            break; /* the manager's Job is gone or replaced: its informer will say */
-        if (!cp && (rc = mk_write(s, (struct mk_write){W_INTENT, w->id, w->evictions, name, NULL,
-                                                       NULL, false}, err)) != GQ_OK)
+        if (cp) { /* recorded before a crash, never sent */
+            cp->send = true;
+            continue;
+        }
+        if ((rc = mk_write(s, (struct mk_write){W_INTENT, w->id, w->evictions, name, NULL, NULL,
+                                                false}, err)) != GQ_OK)
             break;
-        gq__crash_point("multikueue-intent"); /* the copy recorded, not sent */
-        rc = copy_send(s, c, w, local, err);
+        cap = w->ncopies;
+        if (gq__grow(&w->copies, &cap, w->ncopies, sizeof(*w->copies)) < 0 ||
+            !(w->copies[w->ncopies].cluster = gq__strdup(name)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        w->copies[w->ncopies].uid = NULL;
+        w->copies[w->ncopies].evictions = w->evictions;
+        w->copies[w->ncopies++].send = true;
     }
-    json_object_put(local);
-    json_object_put(cfg);
     return rc;
 }
 
-/* The winner's copy's status onto the manager's Job, when it changed. */
+/* The copies dispatch planned, their intents written: each sent, its answer queued. */
+static int send_planned(struct gq_sync *s, struct mk_wls *wls, gq_error *err)
+{
+    size_t i, j;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < wls->n && !s->deposed; i++) {
+        struct mk_wl *w = &wls->v[i];
+
+        for (j = 0; rc == GQ_OK && j < w->ncopies; j++) {
+            struct mk_cluster *c = cluster_find(s->mk, w->copies[j].cluster);
+
+            if (!w->copies[j].send || !c || !c->k || !local_job(s, w))
+                continue;
+            gq__crash_point("multikueue-intent"); /* the copies recorded, not sent */
+            rc = copy_send(s, c, w, local_job(s, w), err);
+        }
+    }
+    return rc;
+}
+
+/* The winner's copy's status onto the manager's Job, when they differ. */
 static int mirror(struct gq_sync *s, struct mk_wl *w, json_object *copy)
 {
-    json_object *status = gq__js_get(copy, "status"), *patch, *last;
+    json_object *status = gq__js_get(copy, "status"), *local = local_job(s, w), *patch;
     struct gq_kube_resp r = {0};
-    const char *text;
-    char key[32], path[512];
+    char path[512];
     gq_error e = {0};
 
-    if (!status)
-        return GQ_OK;
-    text = json_object_to_json_string_ext(status, JSON_C_TO_STRING_PLAIN);
-    snprintf(key, sizeof(key), "%lld", (long long)w->id);
-    if (json_object_object_get_ex(s->mk->mirrored, key, &last) &&
-        !strcmp(json_object_get_string(last), text))
+    if (!status || !local || !json_object_object_length(status) ||
+        json_object_equal(status, gq__js_get(local, "status")))
         return GQ_OK;
     patch = json_object_new_object();
     json_object_object_add(patch, "status", json_object_get(status));
     snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s/status", w->ns, w->job);
-    if (gq__kube_call(s->k, "PATCH", path, "application/merge-patch+json",
+    if (gq__kube_call(s->mk->local, "PATCH", path, "application/merge-patch+json",
                       json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
-                      &e) == GQ_OK && r.status == 200)
-        json_object_object_add(s->mk->mirrored, key, json_object_new_string(text));
-    else
+                      &e) != GQ_OK || r.status != 200)
         gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
                      "status-copy-failed", "%s", e.code ? e.msg : gq__kube_status_message(&r));
     gq__kube_resp_free(&r);
@@ -812,27 +933,66 @@ static int64_t lost_timeout(struct gq_sync *s)
     return ms;
 }
 
+/* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
+static int local_open(struct gq_sync *s, gq_error *err)
+{
+    struct gq_kube_config_opts co = {s->o.target.kubeconfig, s->o.target.context, s->o.target.ns,
+                                     s->o.target.in_cluster};
+    struct gq_kube_limits lim = GQ_KUBE_LIMITS_INIT;
+    struct gq_kube_config cfg;
+    int rc;
+
+    if ((rc = gq__kube_config_load(&cfg, &co, err)) != GQ_OK)
+        return rc;
+    lim.qps = 500;
+    lim.burst = 1000;
+    lim.max_retries = 2;
+    lim.timeout_ms = 10000;
+    lim.stop = s->o.stop;
+    if ((rc = gq__kube_open(&s->mk->local, &cfg, &lim, err)) != GQ_OK)
+        return rc;
+    gq__kube_set_identity(s->mk->local, s->identity);
+    if (s->o.leader_elect)
+        gq__kube_set_write_gate(s->mk->local, gq__sync_lease_gate, s);
+    return GQ_OK;
+}
+
 int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
 {
-    struct mk_wls wls = {NULL, 0, 0, err};
+    struct mk_wls wls = {NULL, 0, 0, 0};
     int64_t lost_ms;
     size_t i;
     int rc;
 
-    if (!s->mk) {
-        if (!(s->mk = calloc(1, sizeof(*s->mk))) || !(s->mk->mirrored = json_object_new_object()))
-            return gq__error(err, GQ_ENOMEM, "out of memory");
-    }
+    if (!s->mk && !(s->mk = calloc(1, sizeof(*s->mk))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
     if ((rc = gq__store_read(s->st, clusters_txn, s->mk, err)) != GQ_OK || !s->mk->n)
         return rc;
-    if ((rc = clusters_turn(s, err)) != GQ_OK ||
+    if (!s->mk->local && (rc = local_open(s, err)) != GQ_OK)
+        return rc;
+    json_object_put(s->mk->configs);
+    s->mk->configs = NULL;
+    wls.after = s->mk->after;
+    if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
         (rc = gq__store_read(s->st, wls_txn, &wls, err)) != GQ_OK) {
         wls_free(&wls);
         return rc;
     }
+    /* A full page: the next turn takes the one after it; else it starts again. */
+    s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
+    if (!wls.n) {
+        wls_free(&wls);
+        return GQ_OK;
+    }
+    local_list(s);
     lost_ms = lost_timeout(s);
     for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
         rc = workload_turn(s, &wls.v[i], lost_ms, err);
+    /* What the turn learnt and the copies it will send, recorded before any is sent. */
+    if (rc == GQ_OK && (rc = mk_flush(s, err)) == GQ_OK &&
+        (rc = send_planned(s, &wls, err)) == GQ_OK)
+        rc = mk_flush(s, err);
+    queue_clear(s->mk);
     wls_free(&wls);
     return rc;
 }
@@ -846,7 +1006,11 @@ void gq__sync_multikueue_free(struct gq_sync *s)
     for (i = 0; i < s->mk->n; i++)
         cluster_free(&s->mk->v[i]);
     free(s->mk->v);
-    json_object_put(s->mk->mirrored);
+    queue_clear(s->mk);
+    free(s->mk->queue);
+    json_object_put(s->mk->jobs);
+    json_object_put(s->mk->configs);
+    gq__kube_close(s->mk->local);
     free(s->mk);
     s->mk = NULL;
 }

@@ -133,17 +133,17 @@ static int mk_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
     return q->fn(&r, q->payload, err);
 }
 
-int gq__store_mk_rows(struct gq_store *st, size_t max, gq__mk_row_fn fn, void *payload,
-                      gq_error *err)
+int gq__store_mk_rows(struct gq_store *st, int64_t after, size_t max, gq__mk_row_fn fn,
+                      void *payload, gq_error *err)
 {
     static const char sql[] =
         "WITH ws AS (SELECT w.id, (SELECT c.name FROM workload_checks c JOIN admission_checks a "
         "ON a.name = c.name AND a.controller_name = '" GQ_MK_CONTROLLER "' WHERE c.workload_id = "
-        "w.id ORDER BY c.name LIMIT 1) AS chk FROM workloads w WHERE (w.state IN "
+        "w.id ORDER BY c.name LIMIT 1) AS chk FROM workloads w WHERE w.id > ?2 AND ((w.state IN "
         GQ_SQL_HOLDS_QUOTA " AND EXISTS (SELECT 1 FROM workload_checks c JOIN admission_checks a "
         "ON a.name = c.name AND a.controller_name = '" GQ_MK_CONTROLLER "' WHERE c.workload_id = "
         "w.id)) OR EXISTS (SELECT 1 FROM multikueue_remotes r WHERE r.workload_id = w.id AND "
-        "r.deleted_at IS NULL) ORDER BY w.id LIMIT ?1) "
+        "r.deleted_at IS NULL)) ORDER BY w.id LIMIT ?1) "
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.state, ws.chk, "
         "(SELECT c.state FROM workload_checks c WHERE c.workload_id = w.id AND c.name = ws.chk), "
         "(SELECT a.spec ->> '$.spec.parameters.name' FROM admission_checks a WHERE a.name = "
@@ -157,6 +157,7 @@ int gq__store_mk_rows(struct gq_store *st, size_t max, gq__mk_row_fn fn, void *p
     if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
     sqlite3_bind_int64(c.stmt, 1, (sqlite3_int64)max);
+    sqlite3_bind_int64(c.stmt, 2, after);
     return gq__store_each_row(st, &c, "workloads:#TTTTTttttIttI", false, 0, mk_row, &q, err);
 }
 

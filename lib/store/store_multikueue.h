@@ -67,10 +67,11 @@ typedef int (*gq__mk_row_fn)(const struct gq_mk_row *r, void *payload, gq_error 
 /*
  * Every workload that holds quota (reserved or admitted) with a check of the
  * multikueue controller, and every workload of any state that still has a
- * live copy, by id then cluster; at most max workloads' rows.
+ * live copy, by id then cluster: at most max workloads, those of ids above
+ * after (a turn takes the next page).
  */
-int gq__store_mk_rows(struct gq_store *st, size_t max, gq__mk_row_fn fn, void *payload,
-                      gq_error *err);
+int gq__store_mk_rows(struct gq_store *st, int64_t after, size_t max, gq__mk_row_fn fn,
+                      void *payload, gq_error *err);
 
 /*
  * The intent to send workload id's copy to cluster, written before the
