@@ -120,8 +120,9 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     struct lister *l = payload;
     char kind[32], pos[INT_TEXT_SIZE], exec[HUMAN_DURATION_SIZE], agebuf[HUMAN_DURATION_SIZE];
     char prio[INT_TEXT_SIZE], pods[INT_TEXT_SIZE], gpus[INT_TEXT_SIZE], cqpos[INT_TEXT_SIZE];
-    const char *cells[15];
+    const char *cells[16];
     int64_t end;
+    int n;
 
     if (l->names_only) {
         l->rows++;
@@ -144,8 +145,10 @@ static int workload_row(const gq_workload_info *wl, void *payload)
     cells[6] = pos;
     cells[7] = exec;
     cells[8] = age(agebuf, wl->created_ms, l->now_ms);
-    if (!l->wide)
-        return add_row(l, wl->namespace, cells, 9);
+    if (!l->wide) {
+        cells[9] = wl->cluster_name ? wl->cluster_name : "";
+        return add_row(l, wl->namespace, cells, l->clusters ? 10 : 9);
+    }
     int_text(prio, wl->priority);
     int_text(pods, wl->pods);
     int_text(gpus, wl->gpus);
@@ -158,7 +161,10 @@ static int workload_row(const gq_workload_info *wl, void *payload)
         int_text(cqpos, wl->position_cq);
     cells[13] = cqpos;
     cells[14] = wl->where && *wl->where ? wl->where : wl->message ? wl->message : wl->reason;
-    return add_row(l, wl->namespace, cells, 15);
+    n = 15;
+    if (l->clusters)
+        cells[n++] = wl->cluster_name ? wl->cluster_name : "";
+    return add_row(l, wl->namespace, cells, n);
 }
 
 /* Cluster mode without gpuqd: a Job read as its workload (gq_kube_workloads). */
@@ -208,6 +214,8 @@ static const struct object_table object_tables[] = {
     {"clustertrainingruntime", "trainer.kubeflow.org", {"NAME", "AGE", NULL}},
     {"limitrange", "", {"NAME", "AGE", NULL}},
     {"runtimeclass", "node.k8s.io", {"NAME", "HANDLER", "AGE", NULL}},
+    {"multikueuecluster", "kueue.x-k8s.io", {"NAME", "CONNECTED", "AGE", NULL}},
+    {"multikueueconfig", "kueue.x-k8s.io", {"NAME", "CLUSTERS", "AGE", NULL}},
 };
 
 static const struct object_table *object_table(const char *resource)
@@ -684,7 +692,7 @@ static struct table *provreq_table(const char *resource, bool wide, bool all_ns)
     return t;
 }
 
-static struct table *workload_table(bool wide, bool all_ns)
+static struct table *workload_table(bool wide, bool all_ns, bool clusters)
 {
     static const char *const cols[] = {"NAME",      "JOB TYPE", "JOB NAME",
                                        "LOCALQUEUE", "CLUSTERQUEUE", "STATUS",
@@ -699,6 +707,10 @@ static struct table *workload_table(bool wide, bool all_ns)
     if (wide)
         table_set_truncatable(t, all_ns + 14, true);
     table_set_color(t, all_ns + 5, status_color);
+    if (clusters && table_add_column(t, "CLUSTER") != 0) {
+        table_free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -824,7 +836,25 @@ static struct table *new_table(const struct lister *l, const char *resource,
         return provreq_table(resource, l->wide, l->all_ns);
     if (ot)
         return object_table_new(ot, l->wide, l->all_ns);
-    return l->jobs ? jobs_table(l->wide, l->all_ns) : workload_table(l->wide, l->all_ns);
+    return l->jobs ? jobs_table(l->wide, l->all_ns)
+                   : workload_table(l->wide, l->all_ns, l->clusters);
+}
+
+static int count_object(const gq_object_info *o, void *payload)
+{
+    (void)o;
+    ++*(int *)payload;
+    return 0;
+}
+
+/* A MultiKueue manager's database (it has MultiKueueClusters): which worker runs what. */
+static bool has_clusters(struct lister *l)
+{
+    gq_error err = {0, ""};
+    int n = 0;
+
+    return !l->json && gq_object_list(l->db, "multikueuecluster", NULL, count_object, &n, &err) ==
+                           GQ_OK && n > 0;
 }
 
 int list_build(struct lister *l, const char *resource, const gq_workload_filter *f,
@@ -847,6 +877,7 @@ int list_build(struct lister *l, const char *resource, const gq_workload_filter 
     l->group = ot ? ot->group : "kueue.x-k8s.io";
     if (l->pk && (rc = pick_objects(l, resource, ns, f, namespaced)) != -1)
         return rc == EXIT_SUCCESS ? LIST_PRINTED : rc;
+    l->clusters = !ot && !provreq && has_clusters(l);
     if (!l->names_only &&
         (!(l->t = new_table(l, resource, ot)) || (l->pk && label_columns(l) != 0))) {
         fputs("error: out of memory\n", stderr);

@@ -34,6 +34,7 @@ struct lister {
     struct picks *pk; /* -l, --field-selector, --sort-by, -L, --show-labels: else NULL */
     bool watch;       /* -w: the listing, then a line per change */
     bool watch_only;  /* --watch-only: the changes alone */
+    bool clusters;    /* a MultiKueue manager's database: workloads get a CLUSTER column */
 };
 
 /*

@@ -141,8 +141,7 @@ static const char *kv(const struct gq_kvs *m, const char *key)
 
 /* --------------------------------------------------------------- compat */
 
-static const char *const unmodelled[] = {"PodMonitoring", "ClusterRole", "ClusterRoleBinding",
-                                         "MultiKueueConfig", "MultiKueueCluster"};
+static const char *const unmodelled[] = {"PodMonitoring", "ClusterRole", "ClusterRoleBinding"};
 
 struct compat {
     const char *file;
@@ -266,12 +265,12 @@ static void test_compat(void)
     /* kueue/admin/concurrent-admission-setup.yaml: concurrentAdmissionPolicy (admission
      * fair sharing's admissionScope and LocalQueue fairSharing are enforced: issue 17). */
     CHECKF(not_enforced == 1, "not enforced %d", not_enforced);
-    /* 111 = 29 ResourceFlavor + 19 ClusterQueue + 20 LocalQueue + 14 AdmissionCheck + 12
-     * ProvisioningRequestConfig + 17 Job; 15 = 8 MultiKueueCluster + 2 MultiKueueConfig + 3
+    /* 121 = 29 ResourceFlavor + 19 ClusterQueue + 20 LocalQueue + 14 AdmissionCheck + 12
+     * ProvisioningRequestConfig + 17 Job + 8 MultiKueueCluster + 2 MultiKueueConfig; 5 = 3
      * PodMonitoring + ClusterRole + ClusterRoleBinding. */
     CHECKF(files == 42, "files %d", files);
-    CHECKF(ok == 111, "decoded %d", ok);
-    CHECKF(skipped == 15, "skipped %d", skipped);
+    CHECKF(ok == 121, "decoded %d", ok);
+    CHECKF(skipped == 5, "skipped %d", skipped);
     free(dir);
 }
 
@@ -777,8 +776,15 @@ static const struct reject {
 } rejects[] = {
     {"kind: Job\nmetadata: {name: x}\n", GQ_EINVALID, "apiVersion: required"},
     {"apiVersion: batch/v1\nmetadata: {name: x}\n", GQ_EINVALID, "kind: required"},
+    {"apiVersion: kueue.x-k8s.io/v1beta1\nkind: PodMonitoring\nmetadata: {name: x}\n",
+     GQ_EUNSUPPORTED, "kind PodMonitoring (kueue.x-k8s.io/v1beta1) is not modelled by gpuq"},
     {"apiVersion: kueue.x-k8s.io/v1beta1\nkind: MultiKueueCluster\nmetadata: {name: x}\n",
-     GQ_EUNSUPPORTED, "kind MultiKueueCluster (kueue.x-k8s.io/v1beta1) is not modelled by gpuq"},
+     GQ_EINVALID, "spec.kubeConfig: required"},
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: MultiKueueCluster\nmetadata: {name: x}\n"
+     "spec: {clusterSource: {kubeConfig: {location: s, locationType: File}}}\n",
+     GQ_EINVALID, "spec.clusterSource.kubeConfig.locationType: ..."},
+    {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: MultiKueueConfig\nmetadata: {name: x}\n"
+     "spec: {clusters: [a, a]}\n", GQ_EINVALID, "spec.clusters[1]: ..."},
     {"apiVersion: kueue.x-k8s.io/v2\nkind: ClusterQueue\nmetadata: {name: x}\n", GQ_EUNSUPPORTED,
      "kind ClusterQueue (kueue.x-k8s.io/v2) is not modelled by gpuq: version v2 is not one it "
      "reads"},

@@ -107,6 +107,7 @@ static void from_workload(json_object *o, gq_workload_info *wl)
     wl->reason = gq__js_str(g, "reason");
     wl->message = gq__js_str(g, "message");
     wl->where = or_else(gq__js_str(g, "where"), "");
+    wl->cluster_name = gq__js_str(o, "status.clusterName");
     wl->priority_class = gq__js_str(o, "spec.priorityClassName");
     wl->priority = js_int(o, "spec.priority", 0);
     wl->pods = js_int(g, "pods", 0);

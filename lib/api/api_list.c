@@ -180,6 +180,7 @@ static int wl_row(const struct gq_wl_row *r, void *payload)
     wl.reserved_ms = r->reserved_ms;
     wl.podsets = r->podset_counts;
     wl.job_api_version = r->job_api_version;
+    wl.cluster_name = r->cluster_name;
     {
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,

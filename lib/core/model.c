@@ -73,6 +73,13 @@ static const struct {
      false},
     {GQ_KIND_LIMIT_RANGE, "LimitRange", "limitrange", "limitranges", {"limits"}, true},
     {GQ_KIND_RUNTIME_CLASS, "RuntimeClass", "runtimeclass", "runtimeclasses", {NULL}, false},
+    {GQ_KIND_MK_CLUSTER,
+     "MultiKueueCluster",
+     "multikueuecluster",
+     "multikueueclusters",
+     {NULL},
+     false},
+    {GQ_KIND_MK_CONFIG, "MultiKueueConfig", "multikueueconfig", "multikueueconfigs", {NULL}, false},
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -311,6 +318,13 @@ void gq__object_clear(struct gq_object *obj)
         free(obj->u.runtime_class.handler);
         free(obj->u.runtime_class.overhead);
         free(obj->u.runtime_class.scheduling);
+        break;
+    case GQ_KIND_MK_CLUSTER:
+        free(obj->u.mkc.location_type);
+        free(obj->u.mkc.location);
+        break;
+    case GQ_KIND_MK_CONFIG:
+        strs_clear(&obj->u.mkcfg.clusters);
         break;
     case GQ_KIND_NONE:
     case GQ_KIND_NAMESPACE:

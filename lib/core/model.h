@@ -41,6 +41,8 @@ enum gq_kind {
     GQ_KIND_TRAINING_RUNTIME,    /* trainer.kubeflow.org ClusterTrainingRuntime: a TrainJob's pods */
     GQ_KIND_LIMIT_RANGE,         /* v1 LimitRange: a namespace's request defaults and bounds */
     GQ_KIND_RUNTIME_CLASS,       /* node.k8s.io/v1 RuntimeClass: a pod's fixed overhead */
+    GQ_KIND_MK_CLUSTER,          /* kueue MultiKueueCluster: a worker cluster and its kubeconfig */
+    GQ_KIND_MK_CONFIG,           /* kueue MultiKueueConfig: the workers a MultiKueue check uses */
     GQ_KIND__COUNT
 };
 
@@ -280,6 +282,22 @@ struct gq_training_runtime {
     char *pod_group_policy;
 };
 
+/*
+ * MultiKueue (Kueue's apis/kueue/v1beta2/multikueue_types.go): a worker
+ * cluster reached with a kubeconfig kept in a Secret of the manager's
+ * namespace (key "kubeconfig") or in a file; v1beta1 spells it
+ * spec.kubeConfig, v1beta2 spec.clusterSource.kubeConfig.
+ */
+struct gq_mk_cluster {
+    char *location_type;             /* Secret (the default) | Path */
+    char *location;                  /* the Secret's name or the file's path */
+};
+
+/* The worker clusters of a MultiKueue admission check (its parameters name it). */
+struct gq_mk_config {
+    struct gq_strs clusters;         /* MultiKueueCluster names, 1..10 */
+};
+
 struct gq_integration_spec {
     char *group;
     char *kind;
@@ -368,6 +386,8 @@ struct gq_object {
         struct gq_training_runtime runtime;
         struct gq_limit_range limit_range;
         struct gq_runtime_class runtime_class;
+        struct gq_mk_cluster mkc;
+        struct gq_mk_config mkcfg;
     } u;
 };
 

@@ -67,6 +67,15 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
                            struct gq_decisions *d, gq_error *err);
 
 /*
+ * The checks of the multikueue controller that its manager (sync_multikueue.c)
+ * moved: a reserved workload whose checks are now all Ready is admitted, one
+ * holding quota whose multikueue check went Retry is evicted and may queue
+ * again at once (engine_multikueue.c). Run by gq__engine_sync_checks.
+ */
+int gq__engine_sync_multikueue(struct gq_store *st, struct gq_snapshot *s, int64_t now,
+                               struct gq_decisions *d, gq_error *err);
+
+/*
  * For a runner that jumps its virtual clock from event to event: the
  * earliest moment after now at which a ProvisioningRequest times out
  * (gpuq.dev/provisioning-timeout; the sync above acts on it once now has

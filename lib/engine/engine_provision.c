@@ -612,6 +612,7 @@ int gq__engine_sync_checks(struct gq_store *st, struct gq_snapshot *s, int64_t n
     int rc;
 
     if ((rc = each_request(&c, NULL, sync_one)) != GQ_OK ||
+        (rc = gq__engine_sync_multikueue(st, s, now, d, err)) != GQ_OK ||
         (rc = min_timeout(st, &min, err)) != GQ_OK || !min)
         return rc;
     /* Only requests older than the shortest timeout can have timed out. */

@@ -241,6 +241,10 @@ static const struct collection collections[GQ_INF_COUNT] = {
                                "RuntimeClass"},
     [GQ_INF_CRDS] = {"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", NULL, true,
                      "apiextensions.k8s.io/v1", "CustomResourceDefinition"},
+    [GQ_INF_MK_CLUSTERS] = {"/apis/kueue.x-k8s.io/v1beta1/multikueueclusters", NULL, true, KUEUE,
+                            "MultiKueueCluster"},
+    [GQ_INF_MK_CONFIGS] = {"/apis/kueue.x-k8s.io/v1beta1/multikueueconfigs", NULL, true, KUEUE,
+                           "MultiKueueConfig"},
 };
 
 /*
@@ -576,6 +580,8 @@ static int kube_act(void *self, struct gq__turn *t, gq_error *err)
 
     s->more = t->more;
     rc = gq__sync_outbox(s, err);
+    if (rc == GQ_OK && !s->deposed)
+        rc = gq__sync_multikueue(s, err);
     if (s->deposed)
         return lost_lease(s, err);
     return rc;
@@ -704,6 +710,7 @@ static void sync_close(struct gq_sync *s)
         gq__kube_informer_free(s->kinf[i]);
     for (i = 0; i < (int)s->ngens; i++)
         gq__user_rows_free(&s->gens[i]);
+    gq__sync_multikueue_free(s);
     gq__kube_close(s->k);
     gq__sync_lease_free(&s->lease);
     free(s->lease_ns);

@@ -51,6 +51,8 @@ enum gq_sync_informer {
     GQ_INF_LIMITRANGES,     /* LimitRanges and RuntimeClasses adjust the requests of jobs */
     GQ_INF_RUNTIMECLASSES,
     GQ_INF_CRDS,            /* CustomResourceDefinitions: a kind's CRD installed is watched at once */
+    GQ_INF_MK_CLUSTERS,     /* MultiKueueClusters: the workers a manager dispatches to */
+    GQ_INF_MK_CONFIGS,      /* MultiKueueConfigs */
     GQ_INF_COUNT
 };
 
@@ -112,6 +114,7 @@ struct gq_sync {
     gq_error callback_err;
     struct gq_wfpr wfpr;    /* waitForPodsReady, read once a turn when a Job needs it */
     bool wfpr_read;
+    struct gq_mk *mk;       /* MultiKueue's manager (sync_multikueue.c); NULL until its first turn */
 };
 
 /* One log line (through the caller's log function); what is a verb of the log. */
@@ -165,6 +168,14 @@ void gq__sync_job_path(char *buf, size_t size, const struct gq_integration *row,
 
 /* Step 3: every side effect the database asks for, each applied as calls to the API server. */
 int gq__sync_outbox(struct gq_sync *s, gq_error *err);
+
+/*
+ * Step 3b: MultiKueue's manager: the worker clusters' clients and Active
+ * condition, the copies of the workloads its checks hold, the winners'
+ * status (sync_multikueue.c). Nothing to do without a MultiKueueCluster.
+ */
+int gq__sync_multikueue(struct gq_sync *s, gq_error *err);
+void gq__sync_multikueue_free(struct gq_sync *s);
 
 /* Step 4: try to take or renew the Lease when due; s->leader tells the result. */
 int gq__sync_lease(struct gq_sync *s, gq_error *err);

@@ -31,6 +31,8 @@ static const char *const resources[GQ_INF_COUNT] = {
     [GQ_INF_CONFIGS] = "provisioningrequestconfig",
     [GQ_INF_LIMITRANGES] = "limitrange",
     [GQ_INF_RUNTIMECLASSES] = "runtimeclass",
+    [GQ_INF_MK_CLUSTERS] = "multikueuecluster",
+    [GQ_INF_MK_CONFIGS] = "multikueueconfig",
 };
 
 static void count_result(const gq_apply_item *item, void *payload)

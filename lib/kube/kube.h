@@ -87,6 +87,15 @@ struct gq_kube_config_opts {
 int gq__kube_config_load(struct gq_kube_config *out, const struct gq_kube_config_opts *o,
                          gq_error *err);
 
+/*
+ * One kubeconfig's text (a MultiKueueCluster's, from its Secret), its
+ * current context selected and checked as gq__kube_config_load does; what
+ * names it in messages. Relative paths in it resolve against the current
+ * directory.
+ */
+int gq__kube_config_from_text(struct gq_kube_config *out, const char *text, size_t len,
+                              const char *what, gq_error *err);
+
 /* The in-cluster service account (reference §1.13); GQ_ENOTFOUND when not in a cluster. */
 int gq__kube_config_in_cluster(struct gq_kube_config *out, gq_error *err);
 

@@ -784,6 +784,28 @@ int gq__kube_config_load(struct gq_kube_config *out,
     return rc;
 }
 
+int gq__kube_config_from_text(struct gq_kube_config *out, const char *text, size_t len,
+                              const char *what, gq_error *err)
+{
+    struct files f = {NULL, 0};
+    int rc;
+
+    GQ_ASSERT_ARG(out && text && what);
+    memset(out, 0, sizeof(*out));
+    if (!(f.kc = calloc(1, sizeof(*f.kc))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if ((rc = gq__manifest_kubeconfig_parse(&f.kc[0], text, len, what, err)) == GQ_OK) {
+        f.n = 1;
+        rc = select_context(out, &f, NULL, err);
+    }
+    if (rc == GQ_OK && (rc = gq_validate_dns1123_label(out->namespace, err)) != GQ_OK)
+        gq__error_prefix(err, "namespace");
+    if (rc != GQ_OK)
+        gq__kube_config_free(out);
+    files_free(&f);
+    return rc;
+}
+
 static size_t slen(const char *s)
 {
     return s ? strlen(s) : 0;

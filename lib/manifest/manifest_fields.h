@@ -235,6 +235,7 @@ int gq__mf_flavor_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object
 int gq__mf_node_pool_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_config_post(struct gq__mf_ctx *c, json_object *root, struct gq_object *obj);
 int gq__mf_prc_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
+int gq__mf_mk_cluster_post(struct gq__mf_ctx *c, json_object *spec, struct gq_object *obj);
 int gq__mf_toleration_check(struct gq__mf_ctx *c, void *base);
 int gq__mf_selector(struct gq__mf_ctx *c, json_object *v, char **out);
 int gq__mf_check_param_value(const char *s, gq_error *err);

@@ -238,6 +238,11 @@ static int b64_decode(const char *s, char **out, size_t *len_out, size_t *bad)
     return 0;
 }
 
+int gq__manifest_base64_decode(const char *s, char **out, size_t *len, size_t *bad)
+{
+    return b64_decode(s, out, len, bad);
+}
+
 /* A *-data field: base64 decoded into *out (NUL-terminated, *len_out bytes). */
 static int
 data_field(struct parse *p, json_object *body, const char *key, char **out, size_t *len_out)

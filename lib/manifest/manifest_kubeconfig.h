@@ -95,6 +95,12 @@ int gq__manifest_kubeconfig_parse(
 
 void gq__manifest_kubeconfig_free(struct gq__kubeconfig *kc);
 
+/*
+ * Standard base64 (a Secret's data, a *-data field): 0, -1 with *bad the
+ * offending byte's offset, or -2 out of memory. *out malloc'd with a NUL.
+ */
+int gq__manifest_base64_decode(const char *s, char **out, size_t *len, size_t *bad);
+
 /* Free an exec plugin description; NULL is a no-op. */
 void gq__kube_exec_free(struct gq_kube_exec *ex);
 

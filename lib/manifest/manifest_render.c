@@ -855,6 +855,7 @@ static json_object *wl_status(const gq_workload_info *wl, const char *admission,
     json_object_object_add(status, "conditions", conds);
     if (admission && (adm = json_tokener_parse(admission)) != NULL)
         json_object_object_add(status, "admission", adm);
+    add_str(status, "clusterName", wl->cluster_name); /* MultiKueue's worker, as Kueue's */
     add_str(g, "state", wl->state);
     add_str(g, "localQueue", wl->local_queue);
     add_str(g, "clusterQueue", wl->cluster_queue);

@@ -960,6 +960,57 @@ static const struct gq__mf_field runtime_class_fields[] = {
 };
 static const struct gq__mf_schema runtime_class_schema =
     SCHEMA(runtime_class_fields, struct gq_runtime_class, NULL);
+/* ------------------------------------------ MultiKueueCluster, MultiKueueConfig */
+
+static const struct gq__mf_enum mk_location_types[] = {
+    {"Secret", NULL, ANY},
+    {"Path", NULL, ANY},
+    {NULL, NULL, 0},
+};
+
+#define MKC(m) offsetof(struct gq_mk_cluster, m)
+static const struct gq__mf_field mk_kubeconfig_fields[] = {
+    {.name = "location", .vers = ANY, .type = GQ_MF_STRING, .flags = GQ_MF_REQUIRED,
+     .off = MKC(location), .max = 4096},
+    {.name = "locationType", .vers = ANY, .type = GQ_MF_ENUM, .off = MKC(location_type),
+     .sdef = "Secret", .enums = mk_location_types},
+};
+static const struct gq__mf_schema mk_kubeconfig_schema =
+    SCHEMA(mk_kubeconfig_fields, struct gq_mk_cluster, NULL);
+
+/* v1beta2 moved kubeConfig under clusterSource (clusterProfileRef, its other source, is refused). */
+static const struct gq__mf_field mk_source_fields[] = {
+    {.name = "kubeConfig", .vers = ANY, .type = GQ_MF_STRUCT, .flags = GQ_MF_REQUIRED,
+     .sub = &mk_kubeconfig_schema},
+};
+static const struct gq__mf_schema mk_source_schema =
+    SCHEMA(mk_source_fields, struct gq_mk_cluster, NULL);
+
+/*
+ * v1beta1 reads clusterSource too: gpuq's own CRDs (examples/deploy/crds) serve
+ * both versions from one storage with no conversion, so a v1beta2 object
+ * comes back under v1beta1 as written. One of the two is required (post hook).
+ */
+static const struct gq__mf_field mk_cluster_fields[] = {
+    {.name = "kubeConfig", .vers = B1, .type = GQ_MF_STRUCT, .sub = &mk_kubeconfig_schema},
+    {.name = "clusterSource", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &mk_source_schema},
+};
+static const struct gq__mf_schema mk_cluster_schema =
+    SCHEMA(mk_cluster_fields, struct gq_mk_cluster, NULL);
+
+#define MKF(m) offsetof(struct gq_mk_config, m)
+static const struct gq__mf_field mk_config_fields[] = {
+    {.name = "clusters",
+     .vers = ANY,
+     .type = GQ_MF_STRS,
+     .flags = GQ_MF_REQUIRED | GQ_MF_UNIQUE,
+     .off = MKF(clusters),
+     .min = 1,
+     .max = 10,
+     .check = gq_validate_dns1123_subdomain},
+};
+static const struct gq__mf_schema mk_config_schema =
+    SCHEMA(mk_config_fields, struct gq_mk_config, NULL);
 
 /* ----------------------------------------------------------------- kinds */
 
@@ -981,6 +1032,10 @@ static const struct gq__mf_kind kinds[] = {
      NULL, NULL, NULL},
     {GQ_KIND_PROVISIONING_CONFIG, KUEUE, "ProvisioningRequestConfig", B1 | B2, 0, "spec", KUEUE_V2,
      &prc_schema, NULL, gq__mf_prc_post, NULL},
+    {GQ_KIND_MK_CLUSTER, KUEUE, "MultiKueueCluster", B1 | B2, 0, "spec", KUEUE_V2,
+     &mk_cluster_schema, NULL, gq__mf_mk_cluster_post, NULL},
+    {GQ_KIND_MK_CONFIG, KUEUE, "MultiKueueConfig", B1 | B2, 0, "spec", KUEUE_V2, &mk_config_schema,
+     NULL, NULL, NULL},
     {GQ_KIND_WORKLOAD, KUEUE, "Workload", B1 | B2, GQ_MF_NAMESPACED, "spec", KUEUE_V2, NULL, NULL,
      NULL, gq__mf_decode_workload},
     {GQ_KIND_CONFIGURATION, "config." KUEUE, "Configuration", B1 | B2, GQ_MF_NAME_OPTIONAL, NULL,

@@ -14,6 +14,17 @@
 #define GQ_STORE_MAX_STMTS 256
 #define GQ_STORE_STMTS_KEPT 64 /* slots queries leave to gq__store_stmt */
 
+/*
+ * A MultiKueueCluster's stored spec with status.conditions[Active] added from
+ * its columns (schema/0018) once the manager has tried to connect, for
+ * -o json|yaml and describe.
+ */
+#define GQ_SQL_MK_CLUSTER_WITH_STATUS                                                              \
+    "CASE WHEN active IS NULL THEN spec ELSE json_set(spec, '$.status', json_object('conditions', " \
+    "json_array(json_object('type', 'Active', 'status', CASE active WHEN 1 THEN 'True' ELSE "    \
+    "'False' END, 'reason', reason, 'message', coalesce(message, ''), 'lastTransitionTime', "     \
+    "strftime('%Y-%m-%dT%H:%M:%SZ', transition_at / 1000, 'unixepoch'))))) END"
+
 struct gq_store {
     sqlite3 *db;   /* one connection, used by one thread at a time */
     char *path;    /* as opened, for messages */

@@ -75,6 +75,8 @@ static const struct kind_table tables[] = {
      "UPDATE limit_ranges SET spec = ?4, updated_at = ?5 WHERE name = ?1 AND namespace = ?2",
      "DELETE FROM limit_ranges WHERE name = ?1 AND namespace = ?2", 0},
     {GQ_KIND_RUNTIME_CLASS, CLUSTER_SCOPED_SQL("runtime_classes", "", "", ""), 0},
+    {GQ_KIND_MK_CLUSTER, CLUSTER_SCOPED_SQL("multikueue_clusters", "", "", ""), 0},
+    {GQ_KIND_MK_CONFIG, CLUSTER_SCOPED_SQL("multikueue_configs", "", "", ""), 0},
 };
 
 static const struct kind_table *table_for(enum gq_kind kind)

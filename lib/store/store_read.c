@@ -294,6 +294,13 @@ static const struct detail_query {
     {GQ_KIND_RUNTIME_CLASS, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
                             "spec ->> 'kind' FROM runtime_classes WHERE name = ?1",
      {X_API_VERSION, X_KIND}},
+    {GQ_KIND_MK_CLUSTER, "SELECT name, uid, " GQ_SQL_MK_CLUSTER_WITH_STATUS ", created_at, "
+                         "spec ->> 'apiVersion', "
+                         "spec ->> 'kind' FROM multikueue_clusters WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
+    {GQ_KIND_MK_CONFIG, "SELECT name, uid, spec, created_at, spec ->> 'apiVersion', "
+                        "spec ->> 'kind' FROM multikueue_configs WHERE name = ?1",
+     {X_API_VERSION, X_KIND}},
 };
 
 static char **extra_slot(struct gq_obj_detail *d, enum extra_field f)
@@ -785,8 +792,8 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
     "SELECT w.namespace, w.name, w.uid, w.job_kind, w.job_name, w.local_queue, "                   \
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
     "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
-    "w.finished_at, w.id, w.started_at, w.reserved_at, w.podset_counts, w.job_api_version "        \
-    "FROM workloads w "                                                                            \
+    "w.finished_at, w.id, w.started_at, w.reserved_at, w.podset_counts, w.job_api_version, "       \
+    "w.cluster_name FROM workloads w "                                                             \
     "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
     "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
@@ -848,6 +855,7 @@ static int wl_row(sqlite3_stmt *s, void *payload)
     w.reserved_ms = col_int(s, 20);
     w.podset_counts = col_typed_text(s, 21);
     w.job_api_version = col_typed_text(s, 22);
+    w.cluster_name = col_typed_text(s, 23);
     return walk->fn(&w, walk->payload);
 }
 
@@ -1044,6 +1052,15 @@ static const struct obj_query obj_queries[] = {
     {GQ_KIND_RUNTIME_CLASS,
      "SELECT NULL, name, NULL, NULL, NULL, NULL, spec ->> '$.handler', NULL, 0, 0, 0, created_at "
      "FROM runtime_classes ORDER BY name", "runtime_classes:.T....t....I"},
+    /* The detail: the Active condition's status, as kubectl's CONNECTED column. */
+    {GQ_KIND_MK_CLUSTER,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, CASE active WHEN 1 THEN 'True' WHEN 0 THEN "
+     "'False' ELSE 'Unknown' END, NULL, 0, 0, 0, created_at FROM multikueue_clusters ORDER BY name",
+     "multikueue_clusters:.T....T....I"},
+    {GQ_KIND_MK_CONFIG,
+     "SELECT NULL, name, NULL, NULL, NULL, NULL, (SELECT group_concat(value, ',') "
+     "FROM json_each(spec, '$.spec.clusters')), NULL, 0, 0, 0, created_at "
+     "FROM multikueue_configs ORDER BY name", "multikueue_configs:.T....t....I"},
 };
 
 static const struct obj_query *obj_query(enum gq_kind kind)

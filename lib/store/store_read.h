@@ -264,6 +264,7 @@ struct gq_wl_row {
     int64_t requeue_ms, admitted_ms, finished_ms, started_ms, reserved_ms; /* 0: not yet */
     const char *podset_counts;   /* "launcher:1,worker:2"; NULL in a row older than 0014 */
     const char *job_api_version; /* NULL: batch/v1 Job or Workload */
+    const char *cluster_name;    /* the MultiKueue worker that admitted it (0018); NULL */
 };
 typedef int (*gq__wl_row_fn)(const struct gq_wl_row *w, void *payload);
 

@@ -159,6 +159,12 @@ static const struct {
     {GQ_KIND_RUNTIME_CLASS, "SELECT NULL, name, uid, spec, created_at, updated_at "
                             "FROM runtime_classes WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
                             OBJECT_SHAPE},
+    {GQ_KIND_MK_CLUSTER, "SELECT NULL, name, uid, " GQ_SQL_MK_CLUSTER_WITH_STATUS ", created_at, "
+                         "updated_at FROM multikueue_clusters WHERE ?2 IS NULL OR name = ?2 "
+                         "ORDER BY name", OBJECT_SHAPE},
+    {GQ_KIND_MK_CONFIG, "SELECT NULL, name, uid, spec, created_at, updated_at "
+                        "FROM multikueue_configs WHERE ?2 IS NULL OR name = ?2 ORDER BY name",
+                        OBJECT_SHAPE},
 };
 
 struct objects {
@@ -515,7 +521,8 @@ int gq__store_outbox_release(struct gq_store *st, int64_t now_ms, size_t max,
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.job_rv, w.evictions, w.spec, "
         "w.admission, w.job_kind, w.job_api_version FROM workloads w WHERE w.state = "
         GQ_SQL_STATE(admitted)
-        " AND w.job_gone = 0 AND " DUE
+        /* One a MultiKueue worker runs (schema/0018) stays suspended here. */
+        " AND w.job_gone = 0 AND w.cluster_name IS NULL AND " DUE
         " ORDER BY w.id";
     static const enum field fields[] = {F_ID,     F_NS,        F_NAME, F_JOB,       F_UID,
                                         F_JOB_RV, F_EVICTIONS, F_SPEC, F_ADMISSION, F_KIND,

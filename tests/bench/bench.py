@@ -24,8 +24,12 @@ what a user's loop would see.
   cluster       gpuqd against the test API server: first admission with 10,000
                 Jobs < 3 s, Provisioned=True to unsuspend p99 < 50 ms, <= 4 writes
                 per admitted Job, < 200 MB (method: bench_cluster.py)
+  multikueue    a manager gpuqd dispatching 1,000 Jobs to two workers, each a test API
+                server: < 10 s, at most 3 writes per worker per Job (issue 17; method:
+                bench_multikueue.py)
 
-Usage: bench.py BUILD_DIR [--quick] [--only core|admission|jobsets|cluster|simulate]
+Usage: bench.py BUILD_DIR [--quick]
+                [--only core|admission|jobsets|cluster|multikueue|simulate]
                 [--baseline GPUQ]
 --quick: smaller sizes (admission: 100 ClusterQueues, 10,000 workloads;
 cluster: 2,000 Jobs) and fewer runs. --only: just one group.
@@ -42,6 +46,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import JOB, QUEUES  # noqa: E402  (shared with the integration tests)
 import bench_admission  # noqa: E402
 import bench_cluster  # noqa: E402
+import bench_multikueue  # noqa: E402
 import bench_simulate  # noqa: E402
 
 BUILD = sys.argv[1]
@@ -50,8 +55,9 @@ ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else 
 # --baseline PATH: a previous gpuq binary timed beside this build (admission group).
 BASELINE = (sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv[:-1]
             else None)
-if ONLY not in (None, "core", "admission", "jobsets", "cluster", "simulate"):
-    raise SystemExit(f"--only takes core, admission, jobsets, cluster or simulate, not {ONLY}")
+if ONLY not in (None, "core", "admission", "jobsets", "cluster", "multikueue", "simulate"):
+    raise SystemExit(f"--only takes core, admission, jobsets, cluster, multikueue or simulate, "
+                     f"not {ONLY}")
 GPUQ = os.path.abspath(os.path.join(BUILD, "cli", "gpuq"))
 RUNS = 3 if QUICK else 5
 ADMISSION_RUNS = 2 if QUICK else 3  # a full-size run is seconds, two placements
@@ -170,6 +176,8 @@ def main():
         bench_admission.bench_jobsets(GPUQ, os.path.abspath(BUILD), 3 if QUICK else 5)
     if ONLY in (None, "cluster"):
         bench_cluster.bench_cluster(GPUQ, QUICK, 1 if QUICK else 3)
+    if ONLY in (None, "multikueue"):
+        bench_multikueue.bench_multikueue(GPUQ, QUICK, 1 if QUICK else 3)
     if ONLY in (None, "simulate"):
         bench_simulate.bench_simulate(GPUQ, QUICK, 3 if QUICK else 5)
 

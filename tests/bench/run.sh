@@ -2,7 +2,8 @@
 # gpuq's benchmarks: a Release build in build-bench/, then tests/bench/bench.py,
 # which prints the median of several runs of each measurement. Not part of
 # the test suite (timings are not assertions); the README quotes its output.
-# Usage: sh tests/bench/run.sh [--quick] [--only core|admission|jobsets|cluster|simulate]
+# Usage: sh tests/bench/run.sh [--quick]
+#        [--only core|admission|jobsets|cluster|multikueue|simulate]
 #        [--baseline PREVIOUS_GPUQ] (admission: a previous binary timed beside this build)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -91,7 +91,7 @@ def one(objs, kind, name):
 
 # -- 1. rendering ---------------------------------------------------------------------------
 
-EXPECTED_KINDS = {"Namespace": 1, "CustomResourceDefinition": 8, "ServiceAccount": 1,
+EXPECTED_KINDS = {"Namespace": 1, "CustomResourceDefinition": 10, "ServiceAccount": 1,
                   "ClusterRole": 2, "ClusterRoleBinding": 1, "Role": 2, "RoleBinding": 1,
                   "Service": 1, "Deployment": 1}
 CLUSTER_SCOPED = {"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding"}
@@ -190,8 +190,8 @@ def check_overlays(c):
     p = kubectl("kustomize", CRDS)
     if c.check(p.returncode == 0, f"kubectl kustomize crds: {p.stderr.strip()}"):
         objs = load_all(p.stdout)
-        c.check([o["kind"] for o in objs] == ["CustomResourceDefinition"] * 8,
-                f"crds/ renders 8 CRDs, got {[o['kind'] for o in objs]}")
+        c.check([o["kind"] for o in objs] == ["CustomResourceDefinition"] * 10,
+                f"crds/ renders 10 CRDs, got {[o['kind'] for o in objs]}")
         c.check(all(dig(o, "metadata", "labels", "app.kubernetes.io/component") == "crd"
                     for o in objs), "every CRD labelled app.kubernetes.io/component=crd")
     readme = open(os.path.join(DEPLOY, "README.md"), encoding="utf-8").read()
@@ -219,7 +219,8 @@ def rule(groups, resources, verbs, names=()):
 
 
 KUEUE_KINDS = ["resourceflavors", "clusterqueues", "localqueues", "cohorts",
-               "workloadpriorityclasses", "admissionchecks", "provisioningrequestconfigs"]
+               "workloadpriorityclasses", "admissionchecks", "provisioningrequestconfigs",
+               "multikueueclusters", "multikueueconfigs"]
 READ = ["get", "list", "watch"]
 KUBEFLOW_KINDS = ["pytorchjobs", "tfjobs", "paddlejobs", "xgboostjobs", "jaxjobs", "mpijobs"]
 RBAC = {
@@ -308,6 +309,10 @@ CRD_TABLE = {
     "AdmissionCheck": ("kueue.x-k8s.io", "admissionchecks", "Cluster", [], True, KUEUE_VERSIONS),
     "ProvisioningRequestConfig": ("kueue.x-k8s.io", "provisioningrequestconfigs", "Cluster", [],
                                   False, KUEUE_VERSIONS),
+    "MultiKueueCluster": ("kueue.x-k8s.io", "multikueueclusters", "Cluster", [], True,
+                          KUEUE_VERSIONS),
+    "MultiKueueConfig": ("kueue.x-k8s.io", "multikueueconfigs", "Cluster", [], True,
+                         KUEUE_VERSIONS),
     "ProvisioningRequest": ("autoscaling.x-k8s.io", "provisioningrequests", "Namespaced",
                             ["provreq", "provreqs"], True, {"v1": True, "v1beta1": False}),
 }

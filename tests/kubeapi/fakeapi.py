@@ -3,7 +3,7 @@
 
     fakeapi.py --dir DIR [--users alice,bob] [--bookmark-interval S] [--history N] [--crds PATH ...]
 
-Serves core/v1 namespaces, podtemplates, pods, events, limitranges; batch/v1 jobs;
+Serves core/v1 namespaces, podtemplates, secrets, pods, events, limitranges; batch/v1 jobs;
 coordination.k8s.io/v1 leases; node.k8s.io/v1 runtimeclasses;
 apiextensions.k8s.io/v1 customresourcedefinitions and every custom resource they define, over TLS
 with bearer tokens, with the semantics kubectl and client-go rely on (resourceVersion, watch
@@ -1185,6 +1185,7 @@ def builtin_kinds():
     return [Kind("", ["v1"], "namespaces", "Namespace", namespaced=False, status=True, short=["ns"],
                  fields=("status.phase",)),
             Kind("", ["v1"], "podtemplates", "PodTemplate"),
+            Kind("", ["v1"], "secrets", "Secret", fields=("type",)),
             Kind("", ["v1"], "pods", "Pod", status=True, short=["po"],
                  fields=("status.phase", "spec.nodeName")),
             Kind("", ["v1"], "events", "Event", short=["ev"],

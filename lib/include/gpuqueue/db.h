@@ -238,6 +238,8 @@ typedef struct gq_workload_info {
     /* Appended with issue 15; NULL when the source does not say (a cluster's List). */
     const char *podsets;          /* its pod sets' names and counts: "launcher:1,worker:2" */
     const char *job_api_version;  /* its job's apiVersion; NULL: batch/v1 Job or Workload */
+    /* Appended with issue 17: the MultiKueue worker that admitted it (Kueue's status.clusterName). */
+    const char *cluster_name;     /* NULL: none (not MultiKueue's, or not admitted yet) */
 } gq_workload_info;
 
 typedef int (*gq_workload_fn)(const gq_workload_info *wl, void *payload);

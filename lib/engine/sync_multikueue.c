@@ -1,0 +1,1016 @@
+/*
+ * sync_multikueue.c: cluster mode's MultiKueue manager (Kueue's
+ * pkg/controller/admissionchecks/multikueue: multikueuecluster.go for the
+ * clients, workload.go for the dispatch), run after the outbox in each turn
+ * that acts (sync.c's kube_act):
+ *
+ *  - each MultiKueueCluster gets a client of its own, from the kubeconfig
+ *    in the Secret its location names in gpuqd's namespace (key
+ *    "kubeconfig") or in the file its Path names: the manager reaches a
+ *    worker with that worker's credentials only. Its Active condition is
+ *    what the last call found: Active, BadConfig (no Secret, no key, a
+ *    kubeconfig that does not load) or ClientConnectionFailed (refused,
+ *    401/403, unreachable), kept in the database (migration 0018);
+ *  - a workload that reserved quota on the manager, with a Pending check of
+ *    controller kueue.x-k8s.io/multikueue, is copied to every Active worker
+ *    of the check's MultiKueueConfig (AllAtOnce): its Job, suspended, with
+ *    spec.managedBy dropped, the origin label
+ *    kueue.x-k8s.io/multikueue-origin and the manager Job's UID in
+ *    kueue.x-k8s.io/multikueue-origin-uid. The copy is recorded before the
+ *    request (multikueue_remotes), so a manager killed after sending finds
+ *    it on restart and adopts what the worker has (AlreadyExists with our
+ *    origin UID) instead of sending a second;
+ *  - the first worker to admit its copy wins (Kueue since #13731 dropped
+ *    MultiKueueWaitForWorkloadAdmitted: bestMatchByCondition(Admitted)).
+ *    A worker admits a Job by unsuspending it, gpuq and Kueue alike, so the
+ *    manager reads that from the copy itself, one LIST per worker per turn
+ *    (by the origin label): nothing is asked of the worker's gpuqd, no
+ *    extra write on the worker, and it survives either side's restart
+ *    because the worker's API server keeps it. The check goes Ready
+ *    ("The workload was admitted on ..."), status.clusterName is the
+ *    worker, the other copies are deleted (UID precondition); the manager's
+ *    Job stays suspended (the outbox does not release a workload with a
+ *    clusterName: its spec.managedBy is MultiKueue's) and its status is the
+ *    winner's copy's, copied through the status subresource, so the Job
+ *    finishes, and its workload with it, when the copy does;
+ *  - a winner's copy gone while its worker answers, or its worker inactive
+ *    for longer than the Configuration's multiKueue.workerLostTimeout
+ *    (15 min by default), puts the check in Retry (the engine evicts and
+ *    requeues: engine_multikueue.c); every copy of a workload that no longer
+ *    holds quota, or made before its last eviction, is deleted once its
+ *    worker answers, so a lost worker that comes back runs no second copy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h" /* gq__grow */
+#include "error.h"
+#include "manifest_kubeconfig.h"
+#include "os.h"
+#include "state.h"
+#include "store.h"
+#include "store_multikueue.h"
+#include "sync.h"
+#include "util.h"
+
+#define ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
+#define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
+#define DEFAULT_ORIGIN "multikueue"
+#define LOST_TIMEOUT_MS (15 * 60 * 1000) /* Kueue's workerLostTimeout default */
+#define RECONNECT_MS 3000                /* a cluster that failed is tried again after this */
+#define MAX_WORKLOADS 512                /* per turn: the next turn takes the rest */
+
+/* One worker cluster as the manager reaches it. */
+struct mk_cluster {
+    char *name;
+    char *spec;             /* as last connected */
+    struct gq_kube *k;      /* NULL: not connected */
+    bool seen;              /* still a MultiKueueCluster this turn */
+    int active;             /* as stored: 1, 0, -1 unknown */
+    char *reason;           /* as stored */
+    int64_t inactive_since; /* store ms, as stored */
+    int64_t retry_mono;     /* monotonic ms of the next connect attempt */
+    json_object *jobs;      /* this turn's copies by "ns/name"; NULL: not listed this turn */
+};
+
+struct mk_queued;
+
+struct gq_mk {
+    struct mk_cluster *v;
+    size_t n, cap;
+    struct gq_kube *local;  /* the manager's own API server, for this file's calls */
+    int64_t after;          /* the next turn's page starts after this workload id */
+    json_object *jobs;      /* this turn's manager Jobs by "ns/name" (queued ones) */
+    json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
+    struct mk_queued *queue; /* writes to make in the turn's next transaction */
+    size_t nqueue, capqueue;
+};
+
+/* One workload's row and its live copies, owned. */
+struct mk_copy {
+    char *cluster, *uid;
+    int64_t evictions;
+    bool send;              /* to send this turn, its intent recorded first */
+};
+struct mk_wl {
+    int64_t id, evictions;
+    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner;
+    struct mk_copy *copies;
+    size_t ncopies;
+};
+struct mk_wls {
+    struct mk_wl *v;
+    size_t n, cap;
+    int64_t after;          /* the page: workloads of ids above this */
+};
+
+/* ------------------------------------------------------------ the store */
+
+/* One write of this file; a turn's are queued and made in one transaction (mk_flush). */
+struct mk_write {
+    enum { W_ACTIVE, W_INTENT, W_CREATED, W_DELETED, W_WON, W_RETRY } op;
+    int64_t id, evictions;
+    const char *a, *b, *c; /* per op: cluster/name, uid/check, reason/message */
+    bool active;
+};
+
+/* A write queued: its strings copied. */
+struct mk_queued {
+    struct mk_write w;
+    char *a, *b, *c;
+};
+
+static int write_one(struct gq_store *st, const struct mk_write *w, int64_t now, gq_error *err)
+{
+    switch (w->op) {
+    case W_ACTIVE: return gq__store_mk_set_active(st, w->a, w->active, w->b, w->c, now, err);
+    case W_INTENT: return gq__store_mk_remote_intent(st, w->id, w->a, w->evictions, now, err);
+    case W_CREATED: return gq__store_mk_remote_created(st, w->id, w->a, w->b, err);
+    case W_DELETED: return gq__store_mk_remote_deleted(st, w->id, w->a, now, err);
+    case W_WON: return gq__store_mk_won(st, w->id, w->b, w->a, now, err);
+    case W_RETRY: return gq__store_mk_retry(st, w->id, w->b, w->c, now, err);
+    }
+    return GQ_OK;
+}
+
+static int flush_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct gq_mk *m = payload;
+    int64_t now = gq__store_now(st);
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < m->nqueue; i++)
+        rc = write_one(st, &m->queue[i].w, now, err);
+    return rc;
+}
+
+static void queue_clear(struct gq_mk *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->nqueue; i++) {
+        free(m->queue[i].a);
+        free(m->queue[i].b);
+        free(m->queue[i].c);
+    }
+    m->nqueue = 0;
+}
+
+/* The queued writes, in one transaction: what the turn learnt, before what it does next. */
+static int mk_flush(struct gq_sync *s, gq_error *err)
+{
+    int rc;
+
+    if (!s->mk->nqueue)
+        return GQ_OK;
+    s->changes++;
+    rc = gq__store_write(s->st, flush_txn, s->mk, err);
+    queue_clear(s->mk);
+    return rc;
+}
+
+static int mk_write(struct gq_sync *s, struct mk_write w, gq_error *err)
+{
+    struct gq_mk *m = s->mk;
+    struct mk_queued *q;
+    bool oom;
+
+    if (gq__grow(&m->queue, &m->capqueue, m->nqueue, sizeof(*m->queue)) < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    q = &m->queue[m->nqueue++];
+    q->w = w;
+    q->w.a = q->a = w.a ? gq__strdup(w.a) : NULL;
+    q->w.b = q->b = w.b ? gq__strdup(w.b) : NULL;
+    q->w.c = q->c = w.c ? gq__strdup(w.c) : NULL;
+    oom = (w.a && !q->a) || (w.b && !q->b) || (w.c && !q->c);
+    return oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+}
+
+/* ------------------------------------------------------------- clusters */
+
+static struct mk_cluster *cluster_find(struct gq_mk *m, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i].name, name))
+            return &m->v[i];
+    return NULL;
+}
+
+static void cluster_disconnect(struct mk_cluster *c)
+{
+    gq__kube_close(c->k);
+    c->k = NULL;
+    json_object_put(c->jobs);
+    c->jobs = NULL;
+}
+
+static void cluster_free(struct mk_cluster *c)
+{
+    cluster_disconnect(c);
+    free(c->name);
+    free(c->spec);
+    free(c->reason);
+}
+
+static int cluster_row(const struct gq_mk_cluster_row *r, void *payload, gq_error *err)
+{
+    struct gq_mk *m = payload;
+    struct mk_cluster *c = cluster_find(m, r->name);
+
+    if (!c) {
+        if (gq__grow(&m->v, &m->cap, m->n, sizeof(*m->v)) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        c = &m->v[m->n++];
+        memset(c, 0, sizeof(*c));
+        if (!(c->name = gq__strdup(r->name)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    if (c->spec && strcmp(c->spec, r->spec) != 0) {
+        cluster_disconnect(c); /* its kubeconfig moved: connect again */
+        c->retry_mono = 0;
+    }
+    free(c->reason);
+    c->reason = r->reason ? gq__strdup(r->reason) : NULL;
+    c->seen = true;
+    c->active = r->active;
+    c->inactive_since = r->inactive_since;
+    if (!c->spec || strcmp(c->spec, r->spec) != 0) {
+        free(c->spec);
+        if (!(c->spec = gq__strdup(r->spec)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    return GQ_OK;
+}
+
+static int clusters_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct gq_mk *m = payload;
+    size_t i, j = 0;
+    int rc;
+
+    for (i = 0; i < m->n; i++)
+        m->v[i].seen = false;
+    if ((rc = gq__store_mk_clusters(st, cluster_row, m, err)) != GQ_OK)
+        return rc;
+    for (i = 0; i < m->n; i++) { /* forget the deleted ones */
+        if (m->v[i].seen)
+            m->v[j++] = m->v[i];
+        else
+            cluster_free(&m->v[i]);
+    }
+    m->n = j;
+    return GQ_OK;
+}
+
+/* The Active condition, written when it changes. */
+static int set_active(struct gq_sync *s, struct mk_cluster *c, bool active, const char *reason,
+                      const char *message, gq_error *err)
+{
+    if (c->active == (active ? 1 : 0) && c->reason && !strcmp(c->reason, reason) && active)
+        return GQ_OK;
+    if (c->active != (active ? 1 : 0) || !c->reason || strcmp(c->reason, reason) != 0)
+        gq__sync_log(s, active ? GQ_EVENT_LEVEL_INFO : GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC,
+                     NULL, c->name, active ? "cluster-active" : "cluster-inactive", "%s: %s",
+                     reason, message);
+    else if (!active)
+        return GQ_OK; /* the same failure again: the condition stands */
+    c->active = active ? 1 : 0;
+    free(c->reason);
+    c->reason = gq__strdup(reason);
+    return mk_write(s, (struct mk_write){W_ACTIVE, 0, 0, c->name, reason, message, active}, err);
+}
+
+/* The kubeconfig text of a Secret in gpuqd's namespace (key "kubeconfig"), or why not. */
+static char *secret_kubeconfig(struct gq_sync *s, const char *name, size_t *len, char *why,
+                               size_t whylen)
+{
+    struct gq_kube_resp r = {0};
+    char path[512];
+    const char *data;
+    char *out = NULL;
+    size_t bad = 0;
+    gq_error e = {0};
+
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/secrets/%s", s->lease_ns, name);
+    if (gq__kube_call(s->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK)
+        snprintf(why, whylen, "reading Secret %.63s/%.253s: %.160s", s->lease_ns, name, e.msg);
+    else if (r.status != 200)
+        snprintf(why, whylen, "reading Secret %s/%s: %ld %s", s->lease_ns, name, r.status,
+                 gq__kube_status_message(&r));
+    else if (!(data = gq__js_str(r.json, "data.kubeconfig")))
+        snprintf(why, whylen, "Secret %s/%s has no key \"kubeconfig\"", s->lease_ns, name);
+    else if (gq__manifest_base64_decode(data, &out, len, &bad) != 0)
+        snprintf(why, whylen, "Secret %s/%s: key \"kubeconfig\" is not base64 (byte %zu)",
+                 s->lease_ns, name, bad);
+    gq__kube_resp_free(&r);
+    return out;
+}
+
+/* The cluster's client from its kubeconfig; false with why (BadConfig) when it cannot be had. */
+static bool cluster_connect(struct gq_sync *s, struct mk_cluster *c, char *why, size_t whylen)
+{
+    json_object *spec = json_tokener_parse(c->spec);
+    const char *type = gq__js_str(spec, "spec.clusterSource.kubeConfig.locationType");
+    const char *where = gq__js_str(spec, "spec.clusterSource.kubeConfig.location");
+    struct gq_kube_config cfg;
+    struct gq_kube_limits lim = GQ_KUBE_LIMITS_INIT;
+    char what[320], *text;
+    size_t len = 0;
+    gq_error e = {0};
+    int rc = GQ_EINVALID;
+
+    why[0] = '\0';
+    if (!where) {
+        snprintf(why, whylen, "no kubeconfig location");
+    } else if (type && !strcmp(type, "Path")) {
+        struct gq_kube_config_opts o = {where, NULL, NULL, false};
+
+        if ((rc = gq__kube_config_load(&cfg, &o, &e)) != GQ_OK)
+            snprintf(why, whylen, "%.480s", e.msg);
+    } else if ((text = secret_kubeconfig(s, where, &len, why, whylen))) {
+        snprintf(what, sizeof(what), "Secret %s/%s", s->lease_ns, where);
+        if ((rc = gq__kube_config_from_text(&cfg, text, len, what, &e)) != GQ_OK)
+            snprintf(why, whylen, "%.160s: %.300s", what, e.msg);
+        free(text);
+    }
+    json_object_put(spec);
+    if (rc != GQ_OK)
+        return false;
+    /* The loop is the retry, as for gpuqd's own client; many copies per turn. */
+    lim.qps = 500;
+    lim.burst = 1000;
+    /* A worker that stopped answering holds the loop up this long per turn, at most. */
+    lim.max_retries = 0;
+    lim.timeout_ms = 5000;
+    lim.connect_timeout_ms = 2000;
+    lim.stop = s->o.stop;
+    if (gq__kube_open(&c->k, &cfg, &lim, &e) != GQ_OK) {
+        snprintf(why, whylen, "%s", e.msg);
+        return false;
+    }
+    gq__kube_set_identity(c->k, s->identity);
+    if (s->o.leader_elect)
+        gq__kube_set_write_gate(c->k, gq__sync_lease_gate, s);
+    return true;
+}
+
+/* Jobs of a list by "ns/name", or NULL. */
+static json_object *by_name(json_object *list)
+{
+    json_object *items = gq__js_get(list, "items"), *out;
+    size_t i, n;
+
+    if (!items || !json_object_is_type(items, json_type_array))
+        return NULL;
+    out = json_object_new_object();
+    n = json_object_array_length(items);
+    for (i = 0; out && i < n; i++) {
+        json_object *j = json_object_array_get_idx(items, i);
+        char key[512];
+
+        snprintf(key, sizeof(key), "%s/%s", gq__js_str(j, "metadata.namespace"),
+                 gq__js_str(j, "metadata.name"));
+        json_object_object_add(out, key, json_object_get(j));
+    }
+    return out;
+}
+
+/* The copies on the worker, listed by our origin label, into c->jobs; false when it failed. */
+static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, size_t whylen)
+{
+    struct gq_kube_resp r = {0};
+    char path[256];
+    gq_error e = {0};
+    bool ok = false;
+
+    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s%%3D%s", ORIGIN_LABEL,
+             DEFAULT_ORIGIN);
+    json_object_put(c->jobs);
+    c->jobs = NULL;
+    if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK) {
+        snprintf(why, whylen, "%s", e.msg);
+    } else if (r.status != 200 || !(c->jobs = by_name(r.json))) {
+        gq__kube_status_line(why, whylen, &r);
+    } else {
+        ok = true;
+    }
+    (void)s;
+    gq__kube_resp_free(&r);
+    return ok;
+}
+
+/* Connect (when due) and list each cluster; its Active condition from what that found. */
+static int clusters_turn(struct gq_sync *s, gq_error *err)
+{
+    struct gq_mk *m = s->mk;
+    int64_t now = gq__mono_us() / 1000;
+    char why[512];
+    size_t i;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < m->n; i++) {
+        struct mk_cluster *c = &m->v[i];
+
+        json_object_put(c->jobs);
+        c->jobs = NULL;
+        if (!c->k && now < c->retry_mono)
+            continue;
+        if (!c->k && !cluster_connect(s, c, why, sizeof(why))) {
+            c->retry_mono = now + RECONNECT_MS;
+            rc = set_active(s, c, false, "BadConfig", why, err);
+            continue;
+        }
+        if (!cluster_list(s, c, why, sizeof(why))) {
+            cluster_disconnect(c); /* fresh credentials (a rotated Secret) at the next try */
+            c->retry_mono = now + RECONNECT_MS;
+            rc = set_active(s, c, false, "ClientConnectionFailed", why, err);
+            continue;
+        }
+        rc = set_active(s, c, true, "Active", "Connected", err);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ workloads */
+
+static void wl_free(struct mk_wl *w)
+{
+    size_t i;
+
+    free(w->ns);
+    free(w->name);
+    free(w->job);
+    free(w->uid);
+    free(w->state);
+    free(w->check);
+    free(w->check_state);
+    free(w->config);
+    free(w->winner);
+    for (i = 0; i < w->ncopies; i++) {
+        free(w->copies[i].cluster);
+        free(w->copies[i].uid);
+    }
+    free(w->copies);
+}
+
+static void wls_free(struct mk_wls *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        wl_free(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+    char *d = s ? gq__strdup(s) : NULL;
+
+    if (s && !d)
+        *oom = true;
+    return d;
+}
+
+static int wl_row(const struct gq_mk_row *r, void *payload, gq_error *err)
+{
+    struct mk_wls *l = payload;
+    struct mk_wl *w = l->n ? &l->v[l->n - 1] : NULL;
+    bool oom = false;
+    size_t cap;
+
+    if (!w || w->id != r->id) {
+        if (gq__grow(&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        w = &l->v[l->n++];
+        memset(w, 0, sizeof(*w));
+        w->id = r->id;
+        w->evictions = r->evictions;
+        w->ns = dup_or_null(r->ns, &oom);
+        w->name = dup_or_null(r->name, &oom);
+        w->job = dup_or_null(r->job, &oom);
+        w->uid = dup_or_null(r->uid, &oom);
+        w->state = dup_or_null(r->state, &oom);
+        w->check = dup_or_null(r->check, &oom);
+        w->check_state = dup_or_null(r->check_state, &oom);
+        w->config = dup_or_null(r->config, &oom);
+        w->winner = dup_or_null(r->winner, &oom);
+    }
+    if (r->cluster) {
+        cap = w->ncopies;
+        if (gq__grow(&w->copies, &cap, w->ncopies, sizeof(*w->copies)) < 0)
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        w->copies[w->ncopies].cluster = dup_or_null(r->cluster, &oom);
+        w->copies[w->ncopies].uid = dup_or_null(r->remote_uid, &oom);
+        w->copies[w->ncopies].evictions = r->remote_evictions;
+        w->ncopies++;
+    }
+    return oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+}
+
+static int wls_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct mk_wls *l = payload;
+
+    int64_t after = l->after;
+
+    wls_free(l);
+    l->after = after;
+    return gq__store_mk_rows(st, after, MAX_WORKLOADS, wl_row, l, err);
+}
+
+/* A Job's annotation or label read by its full key (dots in it are not a path). */
+static const char *meta_value(json_object *job, const char *map, const char *key)
+{
+    json_object *meta = gq__js_get(job, "metadata"), *m, *v;
+
+    if (!meta || !json_object_object_get_ex(meta, map, &m) || !json_object_object_get_ex(m, key, &v))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static const char *copy_origin_uid(json_object *job)
+{
+    return meta_value(job, "annotations", ORIGIN_UID_ANNOTATION);
+}
+
+/* The copy of w on c as listed (by its full key), or NULL. */
+static json_object *listed_copy(const struct mk_cluster *c, const struct mk_wl *w)
+{
+    char key[512];
+    json_object *j;
+    const char *o;
+
+    if (!c || !c->jobs)
+        return NULL;
+    snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
+    if (!json_object_object_get_ex(c->jobs, key, &j))
+        return NULL;
+    o = copy_origin_uid(j);
+    return o && !strcmp(o, w->uid) ? j : NULL;
+}
+
+static bool admitted_copy(json_object *job)
+{
+    json_object *v = gq__js_get(job, "spec.suspend");
+
+    return v && !json_object_get_boolean(v);
+}
+
+static bool holds_quota(const struct mk_wl *w)
+{
+    enum gq_wl_state st;
+
+    return gq__wl_state_parse(w->state, &st) && gq__wl_holds_quota(st);
+}
+
+/* Delete w's copy on c (UID precondition: a newer copy of the same name stays). */
+static int copy_delete(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w,
+                       struct mk_copy *cp, gq_error *err)
+{
+    struct gq_kube_resp r = {0};
+    json_object *job = listed_copy(c, w);
+    const char *uid = cp->uid ? cp->uid : job ? gq__js_str(job, "metadata.uid") : NULL;
+    char path[512], body[256];
+    gq_error e = {0};
+    int rc = GQ_OK;
+
+    if (!c || !c->k || !c->jobs)
+        return GQ_OK; /* its worker does not answer: again once it does */
+    if (uid && (job || cp->uid)) {
+        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
+        snprintf(body, sizeof(body),
+                 "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
+                 "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
+        if (gq__kube_call(c->k, "DELETE", path, NULL, body, &r, &e) != GQ_OK) {
+            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                         "remote-delete-failed", "on %s: %s", c->name, e.msg);
+            return GQ_OK;
+        }
+        if (r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409) {
+            char line[256];
+
+            gq__kube_status_line(line, sizeof(line), &r);
+            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                         "remote-delete-failed", "on %s: %s", c->name, line);
+            gq__kube_resp_free(&r);
+            return GQ_OK;
+        }
+        gq__kube_resp_free(&r);
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "remote-deleted",
+                     "copy on %s", c->name);
+    }
+    rc = mk_write(s, (struct mk_write){W_DELETED, w->id, 0, cp->cluster, NULL, NULL, false}, err);
+    return rc;
+}
+
+/* The manager's Job as the worker gets it: suspended, not managed by MultiKueue, ours. */
+static json_object *copy_body(const struct mk_wl *w, json_object *local)
+{
+    static const char *const drop_labels[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
+                                              "job-name", "batch.kubernetes.io/job-name"};
+    json_object *job = json_object_new_object(), *meta = json_object_new_object(), *v, *spec,
+                *labels, *ann, *tl;
+    size_t i;
+
+    json_object_object_add(job, "apiVersion", json_object_new_string("batch/v1"));
+    json_object_object_add(job, "kind", json_object_new_string("Job"));
+    json_object_object_add(meta, "name", json_object_new_string(w->job));
+    json_object_object_add(meta, "namespace", json_object_new_string(w->ns));
+    labels = NULL;
+    if ((v = gq__js_get(local, "metadata.labels")))
+        json_object_deep_copy(v, &labels, NULL);
+    if (!labels)
+        labels = json_object_new_object();
+    json_object_object_add(labels, ORIGIN_LABEL, json_object_new_string(DEFAULT_ORIGIN));
+    json_object_object_add(meta, "labels", labels);
+    ann = NULL;
+    if ((v = gq__js_get(local, "metadata.annotations")))
+        json_object_deep_copy(v, &ann, NULL);
+    if (!ann)
+        ann = json_object_new_object();
+    json_object_object_del(ann, "kubectl.kubernetes.io/last-applied-configuration");
+    json_object_object_del(ann, GQ_SYNC_ADMISSION_ANNOTATION);
+    json_object_object_add(ann, ORIGIN_UID_ANNOTATION, json_object_new_string(w->uid));
+    json_object_object_add(meta, "annotations", ann);
+    json_object_object_add(job, "metadata", meta);
+    spec = NULL;
+    if ((v = gq__js_get(local, "spec")))
+        json_object_deep_copy(v, &spec, NULL);
+    if (!spec)
+        spec = json_object_new_object();
+    json_object_object_del(spec, "managedBy");
+    json_object_object_del(spec, "selector");
+    json_object_object_del(spec, "manualSelector");
+    json_object_object_add(spec, "suspend", json_object_new_boolean(1));
+    if ((tl = gq__js_get(spec, "template.metadata.labels")))
+        for (i = 0; i < sizeof(drop_labels) / sizeof(drop_labels[0]); i++)
+            json_object_object_del(tl, drop_labels[i]);
+    json_object_object_add(job, "spec", spec);
+    return job;
+}
+
+/* The manager's own Job as this turn listed it (its spec, its status), or NULL. */
+static json_object *local_job(struct gq_sync *s, const struct mk_wl *w)
+{
+    char key[512];
+    json_object *j;
+    const char *uid;
+
+    snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
+    if (!s->mk->jobs || !json_object_object_get_ex(s->mk->jobs, key, &j))
+        return NULL;
+    uid = gq__js_str(j, "metadata.uid");
+    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a Job re-created is another workload */
+}
+
+/* The manager's queued Jobs, listed once for the turn (the copies' source, the mirrors' target). */
+static void local_list(struct gq_sync *s)
+{
+    struct gq_kube_resp r = {0};
+    char path[256];
+    gq_error e = {0};
+
+    json_object_put(s->mk->jobs);
+    s->mk->jobs = NULL;
+    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s", GQ_SYNC_QUEUE_LABEL);
+    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200)
+        s->mk->jobs = by_name(r.json);
+    else
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, "jobs", "list-failed",
+                     "%s", e.code ? e.msg : gq__kube_status_message(&r));
+    gq__kube_resp_free(&r);
+}
+
+/* Send w's copy to c (its intent already recorded); the worker's answer recorded. */
+static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, json_object *local,
+                     gq_error *err)
+{
+    struct gq_kube_resp r = {0};
+    json_object *body = copy_body(w, local);
+    const char *uid = NULL;
+    char path[512], line[256];
+    gq_error e = {0};
+    int rc = GQ_OK;
+
+    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs", w->ns);
+    if (gq__kube_call(c->k, "POST", path, NULL,
+                      json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN), &r,
+                      &e) != GQ_OK) {
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                     "dispatch-failed", "to %s: %s", c->name, e.msg);
+        json_object_put(body);
+        return GQ_OK; /* the intent stands: sent again next turn */
+    }
+    json_object_put(body);
+    if (r.status == 201 || r.status == 200) {
+        uid = gq__js_str(r.json, "metadata.uid");
+    } else if (r.status == 409) {
+        /* Sent before a crash, or listed late: ours when it carries our origin UID. */
+        gq__kube_resp_free(&r);
+        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
+        if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200 &&
+            copy_origin_uid(r.json) && !strcmp(copy_origin_uid(r.json), w->uid))
+            uid = gq__js_str(r.json, "metadata.uid");
+        else
+            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                         "dispatch-conflict", "%s already has a Job %s/%s not sent for this one",
+                         c->name, w->ns, w->job);
+    } else {
+        gq__kube_status_line(line, sizeof(line), &r);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                     "dispatch-failed", "to %s: %s", c->name, line);
+    }
+    gq__crash_point("multikueue-sent"); /* the worker has the copy; its UID not recorded */
+    if (uid) {
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "dispatched",
+                     "copy created on %s", c->name);
+        rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, c->name, uid, NULL, false}, err);
+    }
+    gq__kube_resp_free(&r);
+    return rc;
+}
+
+static struct mk_copy *copy_on(struct mk_wl *w, const char *cluster)
+{
+    size_t i;
+
+    for (i = 0; i < w->ncopies; i++)
+        if (!strcmp(w->copies[i].cluster, cluster))
+            return &w->copies[i];
+    return NULL;
+}
+
+/* The clusters of MultiKueueConfig name (its spec.clusters), read once a turn; borrowed. */
+static json_object *config_clusters(struct gq_sync *s, const char *name, gq_error *err, int *rc)
+{
+    json_object *cfg;
+    char *text = NULL;
+
+    if (!s->mk->configs)
+        s->mk->configs = json_object_new_object();
+    if (!json_object_object_get_ex(s->mk->configs, name, &cfg)) {
+        if ((*rc = gq__store_mk_config_spec(s->st, name, &text, err)) != GQ_OK)
+            return NULL;
+        cfg = text ? json_tokener_parse(text) : NULL;
+        free(text);
+        json_object_object_add(s->mk->configs, name, cfg);
+    }
+    return gq__js_get(cfg, "spec.clusters");
+}
+
+/*
+ * AllAtOnce: a copy planned for every Active worker of the config that has
+ * none (its intent queued, sent once the intents are written: send_planned).
+ */
+static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
+{
+    json_object *clusters;
+    size_t i, n, cap;
+    int rc = GQ_OK;
+
+    if (!w->config || !local_job(s, w)) /* the Job gone or re-created: its informer will say */
+        return GQ_OK;
+    clusters = config_clusters(s, w->config, err, &rc);
+    n = clusters ? json_object_array_length(clusters) : 0;
+    for (i = 0; rc == GQ_OK && i < n; i++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(clusters, i));
+        struct mk_cluster *c = cluster_find(s->mk, name);
+        struct mk_copy *cp = copy_on(w, name);
+        json_object *had;
+
+        if (!c || !c->k || !c->jobs || (cp && cp->uid))
+            continue;
+        if (cp && (had = listed_copy(c, w))) { /* sent before a crash: the worker has it */
+            rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, name,
+                                               gq__js_str(had, "metadata.uid"), NULL, false}, err);
+            continue;
+        }
+        if (cp) { /* recorded before a crash, never sent */
+            cp->send = true;
+            continue;
+        }
+        if ((rc = mk_write(s, (struct mk_write){W_INTENT, w->id, w->evictions, name, NULL, NULL,
+                                                false}, err)) != GQ_OK)
+            break;
+        cap = w->ncopies;
+        if (gq__grow(&w->copies, &cap, w->ncopies, sizeof(*w->copies)) < 0 ||
+            !(w->copies[w->ncopies].cluster = gq__strdup(name)))
+            return gq__error(err, GQ_ENOMEM, "out of memory");
+        w->copies[w->ncopies].uid = NULL;
+        w->copies[w->ncopies].evictions = w->evictions;
+        w->copies[w->ncopies++].send = true;
+    }
+    return rc;
+}
+
+/* The copies dispatch planned, their intents written: each sent, its answer queued. */
+static int send_planned(struct gq_sync *s, struct mk_wls *wls, gq_error *err)
+{
+    size_t i, j;
+    int rc = GQ_OK;
+
+    for (i = 0; rc == GQ_OK && i < wls->n && !s->deposed; i++) {
+        struct mk_wl *w = &wls->v[i];
+
+        for (j = 0; rc == GQ_OK && j < w->ncopies; j++) {
+            struct mk_cluster *c = cluster_find(s->mk, w->copies[j].cluster);
+
+            if (!w->copies[j].send || !c || !c->k || !local_job(s, w))
+                continue;
+            gq__crash_point("multikueue-intent"); /* the copies recorded, not sent */
+            rc = copy_send(s, c, w, local_job(s, w), err);
+        }
+    }
+    return rc;
+}
+
+/* The winner's copy's status onto the manager's Job, when they differ. */
+static int mirror(struct gq_sync *s, struct mk_wl *w, json_object *copy)
+{
+    json_object *status = gq__js_get(copy, "status"), *local = local_job(s, w), *patch;
+    struct gq_kube_resp r = {0};
+    char path[512];
+    gq_error e = {0};
+
+    if (!status || !local || !json_object_object_length(status) ||
+        json_object_equal(status, gq__js_get(local, "status")))
+        return GQ_OK;
+    patch = json_object_new_object();
+    json_object_object_add(patch, "status", json_object_get(status));
+    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s/status", w->ns, w->job);
+    if (gq__kube_call(s->mk->local, "PATCH", path, "application/merge-patch+json",
+                      json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
+                      &e) != GQ_OK || r.status != 200)
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
+                     "status-copy-failed", "%s", e.code ? e.msg : gq__kube_status_message(&r));
+    gq__kube_resp_free(&r);
+    json_object_put(patch);
+    return GQ_OK;
+}
+
+static int retry(struct gq_sync *s, struct mk_wl *w, const char *message, gq_error *err)
+{
+    gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_WORKLOAD, w->ns, w->name,
+                 "remote-lost", "%s (%s)", message, w->winner);
+    return mk_write(s, (struct mk_write){W_RETRY, w->id, 0, NULL, w->check, message, false}, err);
+}
+
+/* The worker that admitted w: its copy mirrored, or the check in Retry once it is lost. */
+static int follow(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+{
+    struct mk_cluster *c = cluster_find(s->mk, w->winner);
+    json_object *copy;
+
+    if (c && c->jobs) {
+        if (!(copy = listed_copy(c, w)))
+            return retry(s, w, "Admitting remote no longer exists", err);
+        return mirror(s, w, copy);
+    }
+    if (!c || (c->active == 0 && c->inactive_since &&
+               gq__store_now(s->st) - c->inactive_since >= lost_ms))
+        return retry(s, w, "Admitting remote lost", err);
+    return GQ_OK;
+}
+
+/* The first worker (in the config's order of our copies) whose copy was admitted. */
+static const char *first_admitted(struct gq_sync *s, struct mk_wl *w)
+{
+    size_t i;
+
+    for (i = 0; i < w->ncopies; i++) {
+        struct mk_cluster *c = cluster_find(s->mk, w->copies[i].cluster);
+        json_object *copy = listed_copy(c, w);
+
+        if (copy && w->copies[i].evictions == w->evictions && admitted_copy(copy))
+            return w->copies[i].cluster;
+    }
+    return NULL;
+}
+
+static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+{
+    bool holds = holds_quota(w);
+    const char *won;
+    size_t i;
+    int rc = GQ_OK;
+
+    /* Copies no longer wanted: not holding quota, made before an eviction, or a loser's. */
+    for (i = 0; rc == GQ_OK && i < w->ncopies; i++) {
+        struct mk_copy *cp = &w->copies[i];
+
+        if (!holds || cp->evictions != w->evictions || (w->winner && strcmp(w->winner, cp->cluster)))
+            rc = copy_delete(s, cluster_find(s->mk, cp->cluster), w, cp, err);
+    }
+    if (rc != GQ_OK || !holds || !w->check || !w->check_state)
+        return rc;
+    if (w->winner)
+        return follow(s, w, lost_ms, err);
+    if (strcmp(w->check_state, "Pending") != 0)
+        return GQ_OK;
+    if ((won = first_admitted(s, w))) {
+        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_WORKLOAD, w->ns, w->name,
+                     "remote-admitted", "admitted on %s", won);
+        return mk_write(s, (struct mk_write){W_WON, w->id, 0, won, w->check, NULL, false}, err);
+    }
+    return dispatch(s, w, err);
+}
+
+static int64_t lost_timeout(struct gq_sync *s)
+{
+    char *text = NULL;
+    int64_t ms = LOST_TIMEOUT_MS;
+    gq_error e = {0};
+
+    if (gq__store_mk_lost_timeout(s->st, &text, &e) == GQ_OK && text &&
+        gq__parse_duration_ms(text, &ms) != 0)
+        ms = LOST_TIMEOUT_MS;
+    free(text);
+    return ms;
+}
+
+/* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
+static int local_open(struct gq_sync *s, gq_error *err)
+{
+    struct gq_kube_config_opts co = {s->o.target.kubeconfig, s->o.target.context, s->o.target.ns,
+                                     s->o.target.in_cluster};
+    struct gq_kube_limits lim = GQ_KUBE_LIMITS_INIT;
+    struct gq_kube_config cfg;
+    int rc;
+
+    if ((rc = gq__kube_config_load(&cfg, &co, err)) != GQ_OK)
+        return rc;
+    lim.qps = 500;
+    lim.burst = 1000;
+    lim.max_retries = 2;
+    lim.timeout_ms = 10000;
+    lim.stop = s->o.stop;
+    if ((rc = gq__kube_open(&s->mk->local, &cfg, &lim, err)) != GQ_OK)
+        return rc;
+    gq__kube_set_identity(s->mk->local, s->identity);
+    if (s->o.leader_elect)
+        gq__kube_set_write_gate(s->mk->local, gq__sync_lease_gate, s);
+    return GQ_OK;
+}
+
+int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
+{
+    struct mk_wls wls = {NULL, 0, 0, 0};
+    int64_t lost_ms;
+    size_t i;
+    int rc;
+
+    if (!s->mk && !(s->mk = calloc(1, sizeof(*s->mk))))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    if ((rc = gq__store_read(s->st, clusters_txn, s->mk, err)) != GQ_OK || !s->mk->n)
+        return rc;
+    if (!s->mk->local && (rc = local_open(s, err)) != GQ_OK)
+        return rc;
+    json_object_put(s->mk->configs);
+    s->mk->configs = NULL;
+    wls.after = s->mk->after;
+    if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
+        (rc = gq__store_read(s->st, wls_txn, &wls, err)) != GQ_OK) {
+        wls_free(&wls);
+        return rc;
+    }
+    /* A full page: the next turn takes the one after it; else it starts again. */
+    s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
+    if (!wls.n) {
+        wls_free(&wls);
+        return GQ_OK;
+    }
+    local_list(s);
+    lost_ms = lost_timeout(s);
+    for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
+        rc = workload_turn(s, &wls.v[i], lost_ms, err);
+    /* What the turn learnt and the copies it will send, recorded before any is sent. */
+    if (rc == GQ_OK && (rc = mk_flush(s, err)) == GQ_OK &&
+        (rc = send_planned(s, &wls, err)) == GQ_OK)
+        rc = mk_flush(s, err);
+    queue_clear(s->mk);
+    wls_free(&wls);
+    return rc;
+}
+
+void gq__sync_multikueue_free(struct gq_sync *s)
+{
+    size_t i;
+
+    if (!s->mk)
+        return;
+    for (i = 0; i < s->mk->n; i++)
+        cluster_free(&s->mk->v[i]);
+    free(s->mk->v);
+    queue_clear(s->mk);
+    free(s->mk->queue);
+    json_object_put(s->mk->jobs);
+    json_object_put(s->mk->configs);
+    gq__kube_close(s->mk->local);
+    free(s->mk);
+    s->mk = NULL;
+}
