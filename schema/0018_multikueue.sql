@@ -44,3 +44,6 @@ CREATE TABLE multikueue_remotes (
 ) STRICT, WITHOUT ROWID;
 
 ALTER TABLE workloads ADD COLUMN cluster_name TEXT;
+-- Each scheduling cycle looks for the workloads a worker admitted (engine_multikueue.c):
+-- few, however long the queue.
+CREATE INDEX workloads_cluster_name ON workloads(cluster_name) WHERE cluster_name IS NOT NULL;

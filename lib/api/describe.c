@@ -848,8 +848,9 @@ out:
 
 /* The workload gq_workload_list found, copied out of its callback. */
 struct wl_found {
-    char *s[12]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
-                    state, reason, message, priority class, where it stands */
+    char *s[13]; /* namespace, name, uid, job kind, job name, local queue, cluster queue,
+                    state, reason, message, priority class, where it stands, MultiKueue's
+                    worker (clusterName) */
     int64_t priority, pods, gpus, position, position_cq, created, reserved, admitted, finished;
     bool found;
     bool last; /* keep the last match (the newest), not the first */
@@ -859,7 +860,7 @@ static void wl_found_clear(struct wl_found *w)
 {
     int i;
 
-    for (i = 0; i < 12; i++)
+    for (i = 0; i < 13; i++)
         free(w->s[i]);
     memset(w->s, 0, sizeof(w->s));
     w->found = false;
@@ -868,14 +869,15 @@ static void wl_found_clear(struct wl_found *w)
 static int wl_found_row(const gq_workload_info *wl, void *payload)
 {
     struct wl_found *w = payload;
-    const char *s[12] = {wl->namespace, wl->name,        wl->uid,           wl->job_kind,
+    const char *s[13] = {wl->namespace, wl->name,        wl->uid,           wl->job_kind,
                          wl->job_name,  wl->local_queue, wl->cluster_queue, wl->state,
-                         wl->reason,    wl->message,     wl->priority_class, wl->where};
+                         wl->reason,    wl->message,     wl->priority_class, wl->where,
+                         wl->cluster_name};
     int i;
 
     wl_found_clear(w);
     w->found = true;
-    for (i = 0; i < 12; i++)
+    for (i = 0; i < 13; i++)
         if (s[i] && !(w->s[i] = strdup(s[i])))
             return GQ_ENOMEM;
     w->priority = wl->priority;
@@ -990,6 +992,8 @@ static void put_wl_fields(struct describe *d, const struct wl_found *w)
     line(&d->t, 0, "Created:\t%s\n", rfc3339(buf, w->created));
     line(&d->t, 0, "Quota Reserved:\t%s\n", rfc3339(buf, w->reserved));
     line(&d->t, 0, "Admitted:\t%s\n", rfc3339(buf, w->admitted));
+    if (w->s[12]) /* Kueue's status.clusterName: the MultiKueue worker that admitted it */
+        line(&d->t, 0, "Cluster Name:\t%s\n", w->s[12]);
     if (w->finished)
         line(&d->t, 0, "Finished:\t%s\n", rfc3339(buf, w->finished));
 }

@@ -270,13 +270,19 @@ int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, 
                        gq_error *err)
 {
     /* Reserved with every check Ready; or holding quota with a multikueue check in Retry. */
+    /*
+     * Run every cycle: driven by the few rows that can match (workloads with a
+     * winner, through their partial index; the multikueue checks in Retry), not
+     * by the workloads holding quota, which a large queue has many of.
+     */
     static const char sql[] =
-        "SELECT w.id, 0, NULL FROM workloads w WHERE w.state = " GQ_SQL_STATE(reserved)
-        " AND w.cluster_name IS NOT NULL AND NOT EXISTS (SELECT 1 FROM workload_checks c "
+        "SELECT w.id, 0, NULL FROM workloads w INDEXED BY workloads_cluster_name "
+        "WHERE w.cluster_name IS NOT NULL AND w.state = " GQ_SQL_STATE(reserved)
+        " AND NOT EXISTS (SELECT 1 FROM workload_checks c "
         "WHERE c.workload_id = w.id AND c.state <> 'Ready') "
-        "UNION ALL SELECT w.id, 1, c.message FROM workloads w JOIN workload_checks c ON "
-        "c.workload_id = w.id AND c.state = 'Retry' JOIN admission_checks a ON a.name = c.name "
-        "AND a.controller_name = '" GQ_MK_CONTROLLER "' WHERE w.state IN " GQ_SQL_HOLDS_QUOTA
+        "UNION ALL SELECT w.id, 1, c.message FROM admission_checks a CROSS JOIN workload_checks c "
+        "ON a.name = c.name AND c.state = 'Retry' CROSS JOIN workloads w ON w.id = c.workload_id "
+        "WHERE a.controller_name = '" GQ_MK_CONTROLLER "' AND w.state IN " GQ_SQL_HOLDS_QUOTA
         " ORDER BY 1";
     struct moves q = {out, max, n};
     struct gq__cursor c;

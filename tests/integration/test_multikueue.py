@@ -101,6 +101,10 @@ def main():
             c.check(not [r for r in cluster.writes(mgr, "jobs", "dws-job")
                          if r.get("subresource") != "status"],
                     "the manager's Job: only its status written")
+            r = subprocess.run([gpuq, "--db", mdb, "describe", "workload", wl["metadata"]["name"]],
+                               capture_output=True, text=True)
+            c.check(r.returncode == 0 and "Cluster Name:" in r.stdout and
+                    "multikueue-dws-worker-us" in r.stdout, f"gpuq describe:\n{r.stdout}{r.stderr}")
             r = subprocess.run([gpuq, "--db", mdb, "list"], capture_output=True, text=True)
             c.check(r.returncode == 0 and "CLUSTER" in r.stdout.splitlines()[0] and
                     "multikueue-dws-worker-us" in r.stdout, f"gpuq list:\n{r.stdout}{r.stderr}")
