@@ -135,6 +135,12 @@ int cluster_submit(const struct global *g, const struct strlist *files, gq_job_s
 int cluster_cancel(const struct global *g, int nargs, char **argv);
 int cluster_describe(const struct global *g, const char *resource, const char *name);
 
+/* "error: path "P": no such file or directory" for errno, as local mode words it. */
+void cli_path_error(const char *path);
+
+/* The whole of a file, or of standard input for "-", NUL-terminated (free it); NULL after saying why. */
+char *cli_read_file(const char *path, size_t *len);
+
 /* Write buf to stdout (a gq_write_fn). */
 int cli_write_stdout(const char *buf, size_t len, void *payload);
 

@@ -15,7 +15,6 @@
  * prints workload names, which its cancel also accepts).
  */
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,55 +137,6 @@ out:
 
 /* ----------------------------------------------------------------- submit */
 
-/* "error: path "P": no such file or directory", as local mode words it. */
-static void path_error(const char *path)
-{
-    char why[128];
-
-    snprintf(why, sizeof(why), "%s", strerror(errno));
-    if (why[0] >= 'A' && why[0] <= 'Z')
-        why[0] = (char)(why[0] - 'A' + 'a');
-    fprintf(stderr, "error: path \"%s\": %s\n", path, why);
-}
-
-/* The whole of a file, or of standard input for "-" (free it). NULL after printing why. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n;
-
-    *len = 0;
-    if (!f) {
-        path_error(path);
-        return NULL;
-    }
-    do {
-        if (*len + 4096 > cap) {
-            char *grown = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-            if (!grown) {
-                fputs("error: out of memory\n", stderr);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-        }
-        n = fread(buf + *len, 1, cap - *len - 1, f);
-        *len += n;
-    } while (n > 0);
-    if (buf && ferror(f)) {
-        path_error(path);
-        free(buf);
-        buf = NULL;
-    }
-    if (f != stdin)
-        fclose(f);
-    if (buf)
-        buf[*len] = '\0';
-    return buf;
-}
 
 /*
  * Create one Job from manifest text; print what kubectl create prints. The
@@ -239,7 +189,7 @@ static int submit_dir(const gq_kube_target *t, const struct global *g, const cha
     int i, n, rc = EXIT_SUCCESS;
 
     if ((n = scandir(dir, &names, is_manifest, alphasort)) < 0) {
-        path_error(dir);
+        cli_path_error(dir);
         return EXIT_FAILURE;
     }
     if (n == 0) {
@@ -265,7 +215,7 @@ static int submit_path(const gq_kube_target *t, const struct global *g, const ch
 
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return submit_dir(t, g, path);
-    if (!(text = slurp(path, &len)))
+    if (!(text = cli_read_file(path, &len)))
         return EXIT_FAILURE;
     rc = submit_text(t, g, path, text, len);
     free(text);

@@ -16,7 +16,6 @@
  * when gpuqd cannot be reached the labelled Jobs themselves are listed, in
  * a table of their own: NAME, QUEUE, STATUS, ADMITTED BY, AGE.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,7 +625,6 @@ static int pick_objects(struct lister *l, const char *resource, const char *ns,
     size_t i;
     int rc;
 
-    l->pk->o.resource = resource;
     if (l->json)
         rc = gq_kube_list_json(&text.s, l->json, f, &err);
     else
@@ -965,43 +963,27 @@ static int list_local(struct lister *l, const char *resource, gq_workload_filter
     return rc;
 }
 
-/* A -file form's file, whole (NUL-terminated, malloc'd), or NULL with the error said. */
-static char *read_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    struct text t = {NULL, 0, 0};
-    char buf[4096];
-    size_t n;
-
-    if (!fp) {
-        fprintf(stderr, "error: cannot read \"%s\": %s\n", path, strerror(errno));
-        return NULL;
-    }
-    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-        if (text_write(buf, n, &t) != 0)
-            break;
-    if (ferror(fp) || !feof(fp)) {
-        fprintf(stderr, "error: cannot read \"%s\"\n", path);
-        free(t.s);
-        t.s = NULL;
-    } else if (!t.s) {
-        t.s = strdup("");
-    }
-    fclose(fp);
-    return t.s;
-}
-
 /*
  * The selection flags and -o's template forms into pk->o, checked before
  * anything is read. *file_text gets a -file form's text (free it).
  * EXIT_SUCCESS, or the usage error said.
  */
-static int picks_init(struct picks *pk, const struct global *g, char **file_text)
+static int picks_init(struct picks *pk, const struct global *g, const char *resource,
+                      const char *selector, const char *field_selector, const char *sort_by,
+                      char **file_text)
 {
+    const gq_get_options init = GQ_GET_OPTIONS_INIT;
     const char *out = g->output;
     gq_error err = {0, ""};
+    size_t len;
 
     *file_text = NULL;
+    memset(pk, 0, sizeof(*pk));
+    pk->o = init;
+    pk->o.resource = resource;
+    pk->o.label_selector = selector;
+    pk->o.field_selector = field_selector;
+    pk->o.sort_by = sort_by;
     pk->o.no_headers = g->no_headers;
     if (out && strncmp(out, "jsonpath=", 9) == 0)
         pk->o.jsonpath = out + 9;
@@ -1011,7 +993,7 @@ static int picks_init(struct picks *pk, const struct global *g, char **file_text
                      strncmp(out, "custom-columns-file=", 20) == 0)) {
         bool cols = out[0] == 'c';
 
-        if (!(*file_text = read_file(strchr(out, '=') + 1)))
+        if (!(*file_text = cli_read_file(strchr(out, '=') + 1, &len)))
             return EXIT_FAILURE;
         if (cols) {
             pk->o.columns = *file_text;
@@ -1030,7 +1012,6 @@ static int list_pods_cmd(const struct global *g, int nargs, char **argv, const c
                          const char *selector, const char *field_selector, const char *sort_by,
                          char **file_text)
 {
-    gq_get_options go = GQ_GET_OPTIONS_INIT;
     struct picks pk;
     int rc;
 
@@ -1039,13 +1020,8 @@ static int list_pods_cmd(const struct global *g, int nargs, char **argv, const c
                                argv[1]);
     if (!for_spec)
         return cli_usage_error("required flag(s) \"for\" not set");
-    memset(&pk, 0, sizeof(pk));
-    pk.o = go;
-    pk.o.resource = "pod";
-    pk.o.label_selector = selector;
-    pk.o.field_selector = field_selector;
-    pk.o.sort_by = sort_by;
-    if ((rc = picks_init(&pk, g, file_text)) != EXIT_SUCCESS)
+    if ((rc = picks_init(&pk, g, "pod", selector, field_selector, sort_by, file_text)) !=
+        EXIT_SUCCESS)
         return rc;
     rc = list_pods(g, for_spec,
                    selector || field_selector || sort_by || (g->output && strcmp(g->output, "wide") &&
@@ -1087,7 +1063,6 @@ int cmd_list(struct global *g, int argc, char **argv)
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     gq_workload_filter f = GQ_WORKLOAD_FILTER_INIT;
-    gq_get_options go = GQ_GET_OPTIONS_INIT;
     struct picks pk;
     struct lister l;
     const char *resource = "workload";
@@ -1121,16 +1096,11 @@ int cmd_list(struct global *g, int argc, char **argv)
     if ((watch || watch_only) && g->output && strcmp(g->output, "wide") != 0 &&
         strcmp(g->output, "table") != 0)
         return cli_usage_error("-w prints table rows; -o %s does not go with it", g->output);
-    memset(&pk, 0, sizeof(pk));
-    pk.o = go;
-    pk.o.label_selector = selector;
-    pk.o.field_selector = field_selector;
-    pk.o.sort_by = sort_by;
-    pk.o.resource = resource;
+    if ((rc = picks_init(&pk, g, resource, selector, field_selector, sort_by, &file_text)) !=
+        EXIT_SUCCESS)
+        return rc;
     pk.label_cols = &label_cols;
     pk.show_labels = show_labels;
-    if ((rc = picks_init(&pk, g, &file_text)) != EXIT_SUCCESS)
-        return rc;
     memset(&l, 0, sizeof(l));
     l.g = g;
     if (selector || field_selector || sort_by || label_cols.n || show_labels ||

@@ -125,6 +125,56 @@ gq_db *cli_open(const struct global *g)
     return db;
 }
 
+/* "error: path "P": no such file or directory", as local mode words it. */
+void cli_path_error(const char *path)
+{
+    char why[128];
+
+    snprintf(why, sizeof(why), "%s", strerror(errno));
+    if (why[0] >= 'A' && why[0] <= 'Z')
+        why[0] = (char)(why[0] - 'A' + 'a');
+    fprintf(stderr, "error: path \"%s\": %s\n", path, why);
+}
+
+/* The whole of a file, or of standard input for "-" (free it). NULL after printing why. */
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n;
+
+    *len = 0;
+    if (!f) {
+        cli_path_error(path);
+        return NULL;
+    }
+    do {
+        if (*len + 4096 > cap) {
+            char *grown = realloc(buf, cap = cap ? cap * 2 : 8192);
+
+            if (!grown) {
+                fputs("error: out of memory\n", stderr);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+        }
+        n = fread(buf + *len, 1, cap - *len - 1, f);
+        *len += n;
+    } while (n > 0);
+    if (buf && ferror(f)) {
+        cli_path_error(path);
+        free(buf);
+        buf = NULL;
+    }
+    if (f != stdin)
+        fclose(f);
+    if (buf)
+        buf[*len] = '\0';
+    return buf;
+}
+
 /* ------------------------------------------------------------------ flags */
 
 /* The one list of the global flags: parsing, every --help, completion and gpuq(1). */

@@ -203,7 +203,6 @@ int list_pods(const struct global *g, const char *for_spec, struct picks *pk)
     if (pk) {
         char *kept = NULL;
 
-        pk->o.resource = "pod";
         rc = list_pick_print(g, json, pk, &kept);
         gq_free(json);
         json = kept;

@@ -208,6 +208,35 @@ json_object *gq__mf_get(json_object *obj, const char *key)
     return v;
 }
 
+/*
+ * The member at a dotted path (len bytes of it) below v, or NULL when any
+ * step is absent; with create, the absent steps are made (objects).
+ */
+json_object *gq__mf_path(json_object *v, const char *path, size_t len, bool create)
+{
+    char seg[256];
+
+    while (v && len) {
+        const char *dot = memchr(path, '.', len);
+        size_t n = dot ? (size_t)(dot - path) : len;
+        json_object *next;
+
+        if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
+            return NULL;
+        memcpy(seg, path, n);
+        seg[n] = '\0';
+        if (!json_object_object_get_ex(v, seg, &next) || !next) {
+            if (!create || !(next = json_object_new_object()))
+                return NULL;
+            json_object_object_add(v, seg, next);
+        }
+        v = next;
+        path += n + (dot != NULL);
+        len -= n + (dot != NULL);
+    }
+    return v;
+}
+
 int gq__mf_object(struct gq__mf_ctx *c, json_object *v)
 {
     char buf[GQ_MF_TEXT_BUFSIZE];

@@ -185,6 +185,11 @@ int gq__mf_kvs(struct gq__mf_ctx *c,
                struct gq_kvs *out);
 /* The member of obj at key, or NULL when absent or null. */
 json_object *gq__mf_get(json_object *obj, const char *key);
+/*
+ * The member at a dotted path (len bytes of it) below v, or NULL when any
+ * step is absent; with create, the absent steps are made (objects).
+ */
+json_object *gq__mf_path(json_object *v, const char *path, size_t len, bool create);
 
 /* Append a copy of text to s (manifest_unknown.c). */
 int gq__mf_strs_add(struct gq__mf_ctx *c, struct gq_strs *s, const char *text);

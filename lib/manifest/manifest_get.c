@@ -23,6 +23,7 @@
 #include "gpuqueue/quantity.h"
 #include "gpuqueue/tool.h"
 #include "gpuqueue/validate.h"
+#include "manifest_fields.h"
 #include "manifest_jsonpath.h"
 #include "manifest_tree.h"
 #include "util.h"
@@ -393,20 +394,7 @@ static int parse_fields(struct getter *g, const char *sel, const char *resource,
 
 static json_object *get_path(json_object *o, const char *path)
 {
-    char key[64];
-    size_t n;
-
-    while (o && *path) {
-        n = strcspn(path, ".");
-        if (n >= sizeof(key))
-            return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        if (!json_object_object_get_ex(o, key, &o))
-            return NULL;
-        path += n + (path[n] == '.');
-    }
-    return o;
+    return gq__mf_path(o, path, strlen(path), false);
 }
 
 static bool fields_match(const struct getter *g, json_object *item)
@@ -710,7 +698,7 @@ static size_t utf8_width(const char *s)
 }
 
 /* One custom column of one object: its values joined by ",", or <none>. */
-static int column_cell(const struct gq__jp *jp, json_object *item, struct gq__jp_buf *b,
+static int column_cell(const struct gq__jp *jp, json_object *item, struct gq__str *b,
                        gq_error *err)
 {
     json_object **v;
@@ -720,15 +708,15 @@ static int column_cell(const struct gq__jp *jp, json_object *item, struct gq__jp
     if ((rc = gq__jp_find(jp, item, &v, &n, err)) != GQ_OK)
         return rc;
     if (n == 0)
-        gq__jp_put(b, "<none>", 6);
+        gq__str_add(b, "<none>", 6);
     for (i = 0; i < n; i++) {
         if (i)
-            gq__jp_put(b, ",", 1);
+            gq__str_add(b, ",", 1);
         gq__jp_put_go(b, v[i]);
     }
     free(v);
-    gq__jp_put(b, "", 1); /* keep the NUL: cells are stored end to end */
-    return b->oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+    gq__str_add(b, "", 1); /* keep the NUL: cells are stored end to end */
+    return b->failed ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
 }
 
 /*
@@ -736,9 +724,9 @@ static int column_cell(const struct gq__jp *jp, json_object *item, struct gq__jp
  * (minimum width 6, padding 3, the last column not padded).
  */
 static int print_columns(const struct getter *g, const struct selection *s,
-                         struct gq__jp_buf *out, gq_error *err)
+                         struct gq__str *out, gq_error *err)
 {
-    struct gq__jp_buf cells = {0};
+    struct gq__str cells = {NULL, 0, 0, false};
     size_t *width, rows = s->n + !g->no_headers, r, c, off = 0, w;
     int rc = GQ_OK;
 
@@ -749,28 +737,28 @@ static int print_columns(const struct getter *g, const struct selection *s,
             size_t start = cells.len;
 
             if (!g->no_headers && r == 0)
-                gq__jp_put(&cells, g->headers[c], strlen(g->headers[c]) + 1);
+                gq__str_add(&cells, g->headers[c], strlen(g->headers[c]) + 1);
             else
                 rc = column_cell(g->cols[c], s->items[r - !g->no_headers], &cells, err);
-            if (rc == GQ_OK && !cells.oom && (w = utf8_width(cells.s + start)) + 3 > width[c])
+            if (rc == GQ_OK && !cells.failed && (w = utf8_width(cells.p + start)) + 3 > width[c])
                 width[c] = w + 3;
         }
-    for (r = 0; r < rows && rc == GQ_OK && !cells.oom; r++)
+    for (r = 0; r < rows && rc == GQ_OK && !cells.failed; r++)
         for (c = 0; c < g->ncols; c++) {
-            const char *cell = cells.s + off;
+            const char *cell = cells.p + off;
 
             off += strlen(cell) + 1;
-            gq__jp_put(out, cell, strlen(cell));
+            gq__str_add(out, cell, strlen(cell));
             if (c + 1 == g->ncols) {
-                gq__jp_put(out, "\n", 1);
+                gq__str_add(out, "\n", 1);
                 continue;
             }
             for (w = utf8_width(cell); w < (width[c] > 6 ? width[c] : 6); w++)
-                gq__jp_put(out, " ", 1);
+                gq__str_add(out, " ", 1);
         }
     free(width);
-    free(cells.s);
-    if (rc == GQ_OK && (cells.oom || out->oom))
+    free(cells.p);
+    if (rc == GQ_OK && (cells.failed || out->failed))
         rc = gq__error(err, GQ_ENOMEM, "out of memory");
     return rc;
 }
@@ -795,7 +783,7 @@ static int print_tree(const struct selection *s, gq_format format, gq_write_fn f
 int gq_get_print(const char *json, const gq_get_options *o, gq_format format, gq_write_fn fn,
                  void *payload, gq_error *err)
 {
-    struct gq__jp_buf out = {0};
+    struct gq__str out = {NULL, 0, 0, false};
     struct selection s;
     struct getter g;
     json_object *doc;
@@ -819,16 +807,16 @@ int gq_get_print(const char *json, const gq_get_options *o, gq_format format, gq
     } else {
         rc = print_tree(&s, format, fn, payload, err);
     }
-    if (rc == GQ_OK && out.len && fn(out.s, out.len, payload) != 0)
+    if (rc == GQ_OK && out.len && fn(out.p, out.len, payload) != 0)
         rc = gq__error(err, GQ_EIO, "writing output failed");
-    free(out.s);
+    free(out.p);
     selection_free(&s);
     getter_free(&g);
     return rc;
 }
 
 /* "k=v,k=v" in key order, as kubectl's --show-labels. */
-static int labels_text(json_object *labels, struct gq__jp_buf *b)
+static int labels_text(json_object *labels, struct gq__str *b)
 {
     const char **keys;
     size_t i, n;
@@ -842,13 +830,13 @@ static int labels_text(json_object *labels, struct gq__jp_buf *b)
         json_object *v = json_object_object_get(labels, k);
 
         if (i)
-            gq__jp_put(b, ",", 1);
-        gq__jp_put(b, k, strlen(k));
-        gq__jp_put(b, "=", 1);
-        gq__jp_put(b, json_object_get_string(v), strlen(json_object_get_string(v)));
+            gq__str_add(b, ",", 1);
+        gq__str_add(b, k, strlen(k));
+        gq__str_add(b, "=", 1);
+        gq__str_add(b, json_object_get_string(v), strlen(json_object_get_string(v)));
     }
     free(keys);
-    return b->oom ? GQ_ENOMEM : GQ_OK;
+    return b->failed ? GQ_ENOMEM : GQ_OK;
 }
 
 int gq_get_items(const char *json, const gq_get_options *o, gq_get_item_fn fn, void *payload,
@@ -865,14 +853,14 @@ int gq_get_items(const char *json, const gq_get_options *o, gq_get_item_fn fn, v
     for (i = 0; rc == GQ_OK && i < s.n; i++) {
         json_object *ns = get_path(s.items[i], "metadata.namespace");
         json_object *name = get_path(s.items[i], "metadata.name");
-        struct gq__jp_buf labels = {0};
+        struct gq__str labels = {NULL, 0, 0, false};
 
         if (labels_text(get_path(s.items[i], "metadata.labels"), &labels) != GQ_OK)
             rc = gq__error(err, GQ_ENOMEM, "out of memory");
         else
             rc = fn(json_object_get_string(ns), json_object_get_string(name),
-                    labels.s ? labels.s : "", payload);
-        free(labels.s);
+                    labels.p ? labels.p : "", payload);
+        free(labels.p);
     }
     selection_free(&s);
     getter_free(&g);

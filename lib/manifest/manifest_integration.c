@@ -21,44 +21,15 @@
 
 #define MAX_PODSETS 18 /* Kueue's MaxPodSets */
 
-/*
- * The member at a dotted path (len bytes of it) below v, or NULL when any
- * step is absent; with create, the absent steps are made (objects).
- */
-static json_object *walk(json_object *v, const char *path, size_t len, bool create)
-{
-    char seg[256];
-
-    while (v && len) {
-        const char *dot = memchr(path, '.', len);
-        size_t n = dot ? (size_t)(dot - path) : len;
-        json_object *next;
-
-        if (n >= sizeof(seg) || !json_object_is_type(v, json_type_object))
-            return NULL;
-        memcpy(seg, path, n);
-        seg[n] = '\0';
-        if (!json_object_object_get_ex(v, seg, &next) || !next) {
-            if (!create || !(next = json_object_new_object()))
-                return NULL;
-            json_object_object_add(v, seg, next);
-        }
-        v = next;
-        path += n + (dot != NULL);
-        len -= n + (dot != NULL);
-    }
-    return v;
-}
-
 static json_object *at_path(json_object *v, const char *path, size_t len)
 {
-    return walk(v, path, len, false);
+    return gq__mf_path(v, path, len, false);
 }
 
 /* The object at a dotted path below v, made (with every step) when create and absent. */
 static json_object *reach(json_object *v, const char *path, bool create)
 {
-    return walk(v, path, strlen(path), create);
+    return gq__mf_path(v, path, strlen(path), create);
 }
 
 /* at_path of a NUL-terminated path. */

@@ -75,33 +75,6 @@ struct vals {
 
 /* ------------------------------------------------------------- buffers */
 
-void gq__jp_put(struct gq__jp_buf *b, const char *s, size_t n)
-{
-    char *p;
-    size_t cap;
-
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (!(p = realloc(b->s, cap))) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void put_str(struct gq__jp_buf *b, const char *s)
-{
-    gq__jp_put(b, s, strlen(s));
-}
 
 static void vals_add(struct vals *r, json_object *v)
 {
@@ -246,7 +219,7 @@ static int parse_field(struct parser *p, struct action *a)
 static int parse_quote(struct parser *p, struct action *a)
 {
     char q = p->s[p->pos++], *text;
-    struct gq__jp_buf b = {0};
+    struct gq__str b = {NULL, 0, 0, false};
     struct step *st;
 
     while (p->pos < p->end && p->s[p->pos] != q) {
@@ -256,15 +229,15 @@ static int parse_quote(struct parser *p, struct action *a)
             c = p->s[p->pos++];
             c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
         }
-        gq__jp_put(&b, &c, 1);
+        gq__str_add(&b, &c, 1);
     }
     if (p->pos >= p->end) {
-        free(b.s);
+        free(b.p);
         return bad(p, "unterminated quoted string");
     }
     p->pos++;
-    text = b.s;
-    if (b.oom || !(st = add_step(a, S_LITERAL)) ||
+    text = b.p;
+    if (b.failed || !(st = add_step(a, S_LITERAL)) ||
         !(st->literal = json_object_new_string(text ? text : ""))) {
         free(text);
         return gq__error(p->err, GQ_ENOMEM, "out of memory");
@@ -999,7 +972,7 @@ static int eval_action(struct eval *ev, const struct action *a, json_object *cur
  * else an exponent without its leading zero). Either way the shortest
  * digits that read back as d.
  */
-static void put_float(struct gq__jp_buf *b, double d, bool json)
+static void put_float(struct gq__str *b, double d, bool json)
 {
     char buf[64];
     int prec, exp;
@@ -1017,51 +990,51 @@ static void put_float(struct gq__jp_buf *b, double d, bool json)
         snprintf(buf, sizeof(buf), "%.*f", prec - exp > 0 ? prec - exp : 0, d);
     else if (json && buf[strlen(buf) - 2] == '0' && strchr(buf, 'e')[1] == '-')
         memmove(&buf[strlen(buf) - 2], &buf[strlen(buf) - 1], 2); /* e-07 -> e-7 */
-    put_str(b, buf);
+    gq__str_puts(b, buf);
 }
 
 /* A string as Go's encoding/json writes it: <, > and & escaped too. */
-static void put_json_string(struct gq__jp_buf *b, const char *s)
+static void put_json_string(struct gq__str *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     char esc[8];
 
-    gq__jp_put(b, "\"", 1);
+    gq__str_add(b, "\"", 1);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
 
         if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
-            gq__jp_put(b, esc, 2);
+            gq__str_add(b, esc, 2);
         } else if (c == '\n' || c == '\r' || c == '\t') {
             esc[0] = '\\';
             esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-            gq__jp_put(b, esc, 2);
+            gq__str_add(b, esc, 2);
         } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
             snprintf(esc, sizeof(esc), "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-            gq__jp_put(b, esc, 6);
+            gq__str_add(b, esc, 6);
         } else {
-            gq__jp_put(b, s, 1);
+            gq__str_add(b, s, 1);
         }
     }
-    gq__jp_put(b, "\"", 1);
+    gq__str_add(b, "\"", 1);
 }
 
-static void put_scalar(struct gq__jp_buf *b, json_object *v, bool json)
+static void put_scalar(struct gq__str *b, json_object *v, bool json)
 {
     char buf[32];
 
     switch (json_object_get_type(v)) {
     case json_type_null:
-        put_str(b, json ? "null" : "<nil>");
+        gq__str_puts(b, json ? "null" : "<nil>");
         break;
     case json_type_boolean:
-        put_str(b, json_object_get_boolean(v) ? "true" : "false");
+        gq__str_puts(b, json_object_get_boolean(v) ? "true" : "false");
         break;
     case json_type_int:
         snprintf(buf, sizeof(buf), "%" PRId64, json_object_get_int64(v));
-        put_str(b, buf);
+        gq__str_puts(b, buf);
         break;
     case json_type_double:
         put_float(b, json_object_get_double(v), json);
@@ -1070,7 +1043,7 @@ static void put_scalar(struct gq__jp_buf *b, json_object *v, bool json)
         if (json)
             put_json_string(b, json_object_get_string(v));
         else
-            put_str(b, json_object_get_string(v));
+            gq__str_puts(b, json_object_get_string(v));
         break;
     default:
         break;
@@ -1081,7 +1054,7 @@ static void put_scalar(struct gq__jp_buf *b, json_object *v, bool json)
  * A map or list as Go writes it: json.Marshal's compact JSON, or fmt's %v
  * (map[k:v k:v], [a b]); keys sorted either way.
  */
-static void put_value(struct gq__jp_buf *b, json_object *v, bool json)
+static void put_value(struct gq__str *b, json_object *v, bool json)
 {
     const char *sep = json ? "," : " ";
     size_t i, n;
@@ -1090,42 +1063,42 @@ static void put_value(struct gq__jp_buf *b, json_object *v, bool json)
         const char **keys = gq__jp_sorted_keys(v, &n);
 
         if (!keys) {
-            b->oom = true;
+            b->failed = true;
             return;
         }
-        put_str(b, json ? "{" : "map[");
+        gq__str_puts(b, json ? "{" : "map[");
         for (i = 0; i < n; i++) {
             if (i)
-                put_str(b, sep);
+                gq__str_puts(b, sep);
             if (json)
                 put_json_string(b, keys[i]);
             else
-                put_str(b, keys[i]);
-            gq__jp_put(b, ":", 1);
+                gq__str_puts(b, keys[i]);
+            gq__str_add(b, ":", 1);
             put_value(b, json_object_object_get(v, keys[i]), json);
         }
-        put_str(b, json ? "}" : "]");
+        gq__str_puts(b, json ? "}" : "]");
         free(keys);
     } else if (json_object_is_type(v, json_type_array)) {
-        gq__jp_put(b, "[", 1);
+        gq__str_add(b, "[", 1);
         for (i = 0; i < json_object_array_length(v); i++) {
             if (i)
-                put_str(b, sep);
+                gq__str_puts(b, sep);
             put_value(b, json_object_array_get_idx(v, i), json);
         }
-        gq__jp_put(b, "]", 1);
+        gq__str_add(b, "]", 1);
     } else {
         put_scalar(b, v, json);
     }
 }
 
-void gq__jp_put_go(struct gq__jp_buf *b, json_object *v)
+void gq__jp_put_go(struct gq__str *b, json_object *v)
 {
     put_value(b, v, false);
 }
 
 /* One action's results as client-go's PrintResults: maps and lists as JSON, a space between. */
-static void print_results(struct gq__jp_buf *b, const struct vals *r)
+static void print_results(struct gq__str *b, const struct vals *r)
 {
     size_t i;
 
@@ -1133,18 +1106,18 @@ static void print_results(struct gq__jp_buf *b, const struct vals *r)
         json_object *v = r->v[i];
 
         if (i)
-            gq__jp_put(b, " ", 1);
+            gq__str_add(b, " ", 1);
         if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
             put_value(b, v, true);
         else if (!v)
-            put_str(b, "null");
+            gq__str_puts(b, "null");
         else
             put_scalar(b, v, false);
     }
 }
 
 static int exec_parts(struct eval *ev, const struct part *parts, size_t n, json_object *cur,
-                      struct gq__jp_buf *b)
+                      struct gq__str *b)
 {
     size_t i, k;
     int rc = GQ_OK;
@@ -1153,7 +1126,7 @@ static int exec_parts(struct eval *ev, const struct part *parts, size_t n, json_
         struct vals r = {0};
 
         if (parts[i].type == P_TEXT) {
-            put_str(b, parts[i].text);
+            gq__str_puts(b, parts[i].text);
             continue;
         }
         rc = eval_action(ev, parts[i].act, cur, &r);
@@ -1163,10 +1136,10 @@ static int exec_parts(struct eval *ev, const struct part *parts, size_t n, json_
             rc = exec_parts(ev, parts[i].body, parts[i].nbody, r.v[k], b);
         free(r.v);
     }
-    return rc == GQ_OK && b->oom ? gq__error(ev->err, GQ_ENOMEM, "out of memory") : rc;
+    return rc == GQ_OK && b->failed ? gq__error(ev->err, GQ_ENOMEM, "out of memory") : rc;
 }
 
-int gq__jp_execute(const struct gq__jp *jp, json_object *root, struct gq__jp_buf *b,
+int gq__jp_execute(const struct gq__jp *jp, json_object *root, struct gq__str *b,
                    gq_error *err)
 {
     struct eval ev = {err, jp->text};

@@ -24,15 +24,9 @@
 #include <json-c/json.h>
 
 #include "gpuqueue/common.h"
+#include "util.h" /* struct gq__str, what the results print into */
 
 struct gq__jp; /* a parsed template */
-
-/* A growing text (the printed results). */
-struct gq__jp_buf {
-    char *s; /* NUL-terminated; owned */
-    size_t len, cap;
-    bool oom;
-};
 
 /*
  * Parse a template. GQ_EINVALID with client-go's complaint, e.g.
@@ -42,7 +36,7 @@ int gq__jp_parse(struct gq__jp **out, const char *template, gq_error *err);
 void gq__jp_free(struct gq__jp *jp);
 
 /* Print the template's output for root into b. GQ_EINVALID for an evaluation error. */
-int gq__jp_execute(const struct gq__jp *jp, json_object *root, struct gq__jp_buf *b,
+int gq__jp_execute(const struct gq__jp *jp, json_object *root, struct gq__str *b,
                    gq_error *err);
 
 /*
@@ -54,14 +48,12 @@ int gq__jp_find(const struct gq__jp *jp, json_object *root, json_object ***out, 
                 gq_error *err);
 
 /* A value as kubectl's column printer writes it (Go's fmt %v of the decoded value). */
-void gq__jp_put_go(struct gq__jp_buf *b, json_object *v);
+void gq__jp_put_go(struct gq__str *b, json_object *v);
 
 /* kubectl's relaxed path for custom columns and --sort-by: ".a.b", "a.b", "{.a.b}" -> "{.a.b}". */
 int gq__jp_relaxed(char **out, const char *path, gq_error *err);
 
 /* An object's keys in byte order, as Go sorts a map's: malloc'd (borrowed strings), *n set. */
 const char **gq__jp_sorted_keys(json_object *o, size_t *n);
-
-void gq__jp_put(struct gq__jp_buf *b, const char *s, size_t n);
 
 #endif

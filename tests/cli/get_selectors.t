@@ -75,7 +75,7 @@ $ gpuq get workloads -o jsonpath=
 ! error: template format specified but no template given
 ? 2
 $ gpuq get workloads -o jsonpath-file=$TMP/missing.txt
-!~ error: cannot read ".*/missing.txt": No such file or directory
+!~ error: path ".*/missing.txt": no such file or directory
 ? 1
 $ gpuq get workloads -o go-template='{{.items}}'
 ! error: -o go-template is not supported: gpuq has no Go template engine; use -o jsonpath=TEMPLATE or -o custom-columns=SPEC
