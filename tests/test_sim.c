@@ -212,6 +212,37 @@ static void scale_down(void)
     gq__sim_free(&s);
 }
 
+/*
+ * A request deleted while its nodes boot (a MultiKueue loser's, a job
+ * cancelled): the nodes come up all the same and only then join the idle
+ * ones. The next request reuses them when they are up, not at once.
+ */
+static void deleted_while_booting(void)
+{
+    struct gq_kvs a100 = {sel_a100, 1};
+    struct gq_sim s;
+    int first, next;
+    int64_t ready;
+
+    setup(&s, 5);
+    first = gq__sim_request(&s, "first", &a100, 16, 0, 0);
+    gq__sim_advance(&s, 0);
+    ready = s.reqs[first].ready_ms;
+    CHECK(ready >= 2 * MIN + 30 * 1000 && s.used[0] == 2);
+    gq__sim_delete(&s, first, MIN); /* booting: the pool is full until they are up */
+    gq__sim_delete(&s, first, MIN); /* deleting again changes nothing */
+    next = gq__sim_request(&s, "next", &a100, 16, 0, MIN);
+    gq__sim_advance(&s, MIN);
+    CHECK(s.reqs[next].state == GQ_SIM_ACCEPTED && !s.reqs[next].holds);
+    CHECK(s.used[0] == 2 && s.idle[0] == 0);
+    CHECK(gq__sim_next(&s, MIN) == ready);
+    gq__sim_advance(&s, ready);
+    gq__sim_advance(&s, ready); /* freed nodes serve the next request at that moment */
+    CHECK(s.reqs[next].state == GQ_SIM_PROVISIONED && s.reqs[next].provisioned_ms == ready);
+    CHECK(s.used[0] == 2 && s.idle[0] == 0);
+    gq__sim_free(&s);
+}
+
 int main(void)
 {
     TEST_RUN(all_or_nothing);
@@ -222,5 +253,6 @@ int main(void)
     TEST_RUN(record_and_restore);
     TEST_RUN(check_capacity);
     TEST_RUN(scale_down);
+    TEST_RUN(deleted_while_booting);
     return TEST_DONE();
 }

@@ -199,6 +199,14 @@ void gq__sim_delete(struct gq_sim *s, int req, int64_t now)
     if (req < 0)
         return;
     r = &s->reqs[req];
+    if (r->gone)
+        return;
+    if (r->state == GQ_SIM_ACCEPTED && r->holds && now < r->ready_ms) {
+        /* Its nodes are being created: they come up all the same, idle then (step). */
+        r->gone = true;
+        r->state = GQ_SIM_FAILED;
+        return;
+    }
     if (r->state == GQ_SIM_ACCEPTED || r->state == GQ_SIM_PROVISIONED)
         release(s, r, now);
     r->state = GQ_SIM_FAILED; /* gone: no further transitions */
@@ -212,6 +220,14 @@ static bool step(struct gq_sim *s, struct gq_sim_request *r, int64_t now)
 
     if (!p)
         return false;
+    if (r->gone) {
+        if (now < r->ready_ms)
+            return false;
+        release(s, r, r->ready_ms);
+        r->gone = false;
+        r->pool = -1;
+        return true;
+    }
     if (r->state == GQ_SIM_ACCEPTED && !r->holds) {
         /* idle nodes first; the rest are created, all at once, if the pool may grow */
         int32_t reuse = s->idle[r->pool] < r->nodes ? s->idle[r->pool] : r->nodes;
@@ -302,7 +318,7 @@ int64_t gq__sim_next(const struct gq_sim *s, int64_t now)
 
         if (!p)
             continue;
-        if (r->state == GQ_SIM_ACCEPTED && r->holds)
+        if ((r->state == GQ_SIM_ACCEPTED && r->holds) || r->gone)
             soonest(&best, r->ready_ms, now);
         else if (r->state == GQ_SIM_ACCEPTED && p->fail_after_ms)
             soonest(&best, r->created_ms + p->fail_after_ms, now);

@@ -63,6 +63,7 @@ struct gq_sim_request {
     bool consumed;              /* pods started on it */
     bool holds;                 /* it holds its nodes in its pool */
     bool check_capacity;        /* class check-capacity.autoscaling.x-k8s.io: no scale-up */
+    bool gone;                  /* deleted while its nodes boot: they are idle from ready_ms */
     enum gq_sim_state state;
     char message[240];          /* the Provisioned=False or terminal condition's message */
 };
