@@ -47,6 +47,7 @@
 #include "admit.h" /* gq__grow */
 #include "error.h"
 #include "manifest_kubeconfig.h"
+#include "mk_rows.h"
 #include "os.h"
 #include "state.h"
 #include "store.h"
@@ -57,7 +58,6 @@
 #define ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
 #define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
 #define DEFAULT_ORIGIN "multikueue"
-#define LOST_TIMEOUT_MS (15 * 60 * 1000) /* Kueue's workerLostTimeout default */
 #define RECONNECT_MS 3000                /* a cluster that failed is tried again after this */
 #define MAX_WORKLOADS 512                /* per turn: the next turn takes the rest */
 
@@ -85,24 +85,6 @@ struct gq_mk {
     json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
     struct mk_queued *queue; /* writes to make in the turn's next transaction */
     size_t nqueue, capqueue;
-};
-
-/* One workload's row and its live copies, owned. */
-struct mk_copy {
-    char *cluster, *uid;
-    int64_t evictions;
-    bool send;              /* to send this turn, its intent recorded first */
-};
-struct mk_wl {
-    int64_t id, evictions;
-    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner;
-    struct mk_copy *copies;
-    size_t ncopies;
-};
-struct mk_wls {
-    struct mk_wl *v;
-    size_t n, cap;
-    int64_t after;          /* the page: workloads of ids above this */
 };
 
 /* ------------------------------------------------------------ the store */
@@ -437,90 +419,9 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
 
 /* ------------------------------------------------------------ workloads */
 
-static void wl_free(struct mk_wl *w)
-{
-    size_t i;
-
-    free(w->ns);
-    free(w->name);
-    free(w->job);
-    free(w->uid);
-    free(w->state);
-    free(w->check);
-    free(w->check_state);
-    free(w->config);
-    free(w->winner);
-    for (i = 0; i < w->ncopies; i++) {
-        free(w->copies[i].cluster);
-        free(w->copies[i].uid);
-    }
-    free(w->copies);
-}
-
-static void wls_free(struct mk_wls *l)
-{
-    size_t i;
-
-    for (i = 0; i < l->n; i++)
-        wl_free(&l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof(*l));
-}
-
-static char *dup_or_null(const char *s, bool *oom)
-{
-    char *d = s ? gq__strdup(s) : NULL;
-
-    if (s && !d)
-        *oom = true;
-    return d;
-}
-
-static int wl_row(const struct gq_mk_row *r, void *payload, gq_error *err)
-{
-    struct mk_wls *l = payload;
-    struct mk_wl *w = l->n ? &l->v[l->n - 1] : NULL;
-    bool oom = false;
-    size_t cap;
-
-    if (!w || w->id != r->id) {
-        if (gq__grow(&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
-            return gq__error(err, GQ_ENOMEM, "out of memory");
-        w = &l->v[l->n++];
-        memset(w, 0, sizeof(*w));
-        w->id = r->id;
-        w->evictions = r->evictions;
-        w->ns = dup_or_null(r->ns, &oom);
-        w->name = dup_or_null(r->name, &oom);
-        w->job = dup_or_null(r->job, &oom);
-        w->uid = dup_or_null(r->uid, &oom);
-        w->state = dup_or_null(r->state, &oom);
-        w->check = dup_or_null(r->check, &oom);
-        w->check_state = dup_or_null(r->check_state, &oom);
-        w->config = dup_or_null(r->config, &oom);
-        w->winner = dup_or_null(r->winner, &oom);
-    }
-    if (r->cluster) {
-        cap = w->ncopies;
-        if (gq__grow(&w->copies, &cap, w->ncopies, sizeof(*w->copies)) < 0)
-            return gq__error(err, GQ_ENOMEM, "out of memory");
-        w->copies[w->ncopies].cluster = dup_or_null(r->cluster, &oom);
-        w->copies[w->ncopies].uid = dup_or_null(r->remote_uid, &oom);
-        w->copies[w->ncopies].evictions = r->remote_evictions;
-        w->ncopies++;
-    }
-    return oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
-}
-
 static int wls_txn(struct gq_store *st, void *payload, gq_error *err)
 {
-    struct mk_wls *l = payload;
-
-    int64_t after = l->after;
-
-    wls_free(l);
-    l->after = after;
-    return gq__store_mk_rows(st, after, MAX_WORKLOADS, wl_row, l, err);
+    return gq__mk_wls_load(st, payload, MAX_WORKLOADS, err);
 }
 
 /* A Job's annotation or label read by its full key (dots in it are not a path). */
@@ -559,13 +460,6 @@ static bool admitted_copy(json_object *job)
     json_object *v = gq__js_get(job, "spec.suspend");
 
     return v && !json_object_get_boolean(v);
-}
-
-static bool holds_quota(const struct mk_wl *w)
-{
-    enum gq_wl_state st;
-
-    return gq__wl_state_parse(w->state, &st) && gq__wl_holds_quota(st);
 }
 
 /* Delete w's copy on c (UID precondition: a newer copy of the same name stays). */
@@ -735,16 +629,6 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
     return rc;
 }
 
-static struct mk_copy *copy_on(struct mk_wl *w, const char *cluster)
-{
-    size_t i;
-
-    for (i = 0; i < w->ncopies; i++)
-        if (!strcmp(w->copies[i].cluster, cluster))
-            return &w->copies[i];
-    return NULL;
-}
-
 /* The clusters of MultiKueueConfig name (its spec.clusters), read once a turn; borrowed. */
 static json_object *config_clusters(struct gq_sync *s, const char *name, gq_error *err, int *rc)
 {
@@ -770,7 +654,7 @@ static json_object *config_clusters(struct gq_sync *s, const char *name, gq_erro
 static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
     json_object *clusters;
-    size_t i, n, cap;
+    size_t i, n;
     int rc = GQ_OK;
 
     if (!w->config || !local_job(s, w)) /* the Job gone or re-created: its informer will say */
@@ -780,7 +664,7 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
     for (i = 0; rc == GQ_OK && i < n; i++) {
         const char *name = json_object_get_string(json_object_array_get_idx(clusters, i));
         struct mk_cluster *c = cluster_find(s->mk, name);
-        struct mk_copy *cp = copy_on(w, name);
+        struct mk_copy *cp = gq__mk_copy_on(w, name);
         json_object *had;
 
         if (!c || !c->k || !c->jobs || (cp && cp->uid))
@@ -797,13 +681,7 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
         if ((rc = mk_write(s, (struct mk_write){W_INTENT, w->id, w->evictions, name, NULL, NULL,
                                                 false}, err)) != GQ_OK)
             break;
-        cap = w->ncopies;
-        if (gq__grow(&w->copies, &cap, w->ncopies, sizeof(*w->copies)) < 0 ||
-            !(w->copies[w->ncopies].cluster = gq__strdup(name)))
-            return gq__error(err, GQ_ENOMEM, "out of memory");
-        w->copies[w->ncopies].uid = NULL;
-        w->copies[w->ncopies].evictions = w->evictions;
-        w->copies[w->ncopies++].send = true;
+        rc = gq__mk_copy_add(w, name, err);
     }
     return rc;
 }
@@ -894,7 +772,7 @@ static const char *first_admitted(struct gq_sync *s, struct mk_wl *w)
 
 static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
 {
-    bool holds = holds_quota(w);
+    bool holds = gq__mk_holds_quota(w);
     const char *won;
     size_t i;
     int rc = GQ_OK;
@@ -918,19 +796,6 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq
         return mk_write(s, (struct mk_write){W_WON, w->id, 0, won, w->check, NULL, false}, err);
     }
     return dispatch(s, w, err);
-}
-
-static int64_t lost_timeout(struct gq_sync *s)
-{
-    char *text = NULL;
-    int64_t ms = LOST_TIMEOUT_MS;
-    gq_error e = {0};
-
-    if (gq__store_mk_lost_timeout(s->st, &text, &e) == GQ_OK && text &&
-        gq__parse_duration_ms(text, &ms) != 0)
-        ms = LOST_TIMEOUT_MS;
-    free(text);
-    return ms;
 }
 
 /* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
@@ -975,17 +840,17 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
     wls.after = s->mk->after;
     if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
         (rc = gq__store_read(s->st, wls_txn, &wls, err)) != GQ_OK) {
-        wls_free(&wls);
+        gq__mk_wls_free(&wls);
         return rc;
     }
     /* A full page: the next turn takes the one after it; else it starts again. */
     s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
     if (!wls.n) {
-        wls_free(&wls);
+        gq__mk_wls_free(&wls);
         return GQ_OK;
     }
     local_list(s);
-    lost_ms = lost_timeout(s);
+    lost_ms = gq__mk_lost_timeout(s->st);
     for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
         rc = workload_turn(s, &wls.v[i], lost_ms, err);
     /* What the turn learnt and the copies it will send, recorded before any is sent. */
@@ -993,7 +858,7 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
         (rc = send_planned(s, &wls, err)) == GQ_OK)
         rc = mk_flush(s, err);
     queue_clear(s->mk);
-    wls_free(&wls);
+    gq__mk_wls_free(&wls);
     return rc;
 }
 
