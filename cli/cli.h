@@ -20,6 +20,7 @@ struct global {
     const char *db_path;    /* --db, else GPUQ_DB, else the XDG default */
     const char *kubeconfig; /* --kubeconfig: cluster mode, this file only */
     const char *context;    /* --context: cluster mode, this kubeconfig context */
+    const char *cluster;    /* --cluster: the simulated cluster NAME beside the database */
     const char *namespace;  /* -n; NULL means "default" (or all with -A); cluster mode: the
                                context's namespace */
     bool all_namespaces;    /* -A */

@@ -32,7 +32,7 @@ bool cli_cluster_mode(const struct global *g)
 
     if (g->kubeconfig || g->context)
         return true;
-    return kubeconfig && *kubeconfig && !g->db_path && !(db && *db);
+    return kubeconfig && *kubeconfig && !g->db_path && !g->cluster && !(db && *db);
 }
 
 void cli_target(const struct global *g, gq_kube_target *t)

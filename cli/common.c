@@ -85,6 +85,39 @@ static int read_mode(const char *path, gq_open_options *o)
     return 0;
 }
 
+/*
+ * --cluster NAME: the simulated cluster's database beside path (freed), its
+ * directory made when a command writes; a command that only reads refuses
+ * one that does not exist. NULL once the error is printed.
+ */
+static char *cluster_path(const struct global *g, char *path)
+{
+    gq_error err = {0, ""};
+    char *cpath = NULL, *slash;
+    int rc = gq_db_cluster_path(&cpath, path, g->cluster, &err);
+
+    gq_free(path);
+    if (rc != GQ_OK) {
+        cli_fail(&err);
+        return NULL;
+    }
+    if (g->reads_only && access(cpath, F_OK) != 0) {
+        fprintf(stderr, "error: no simulated cluster \"%s\" (%s): gpuq --cluster %s apply -f "
+                "FILE makes one\n", g->cluster, cpath, g->cluster);
+        gq_free(cpath);
+        return NULL;
+    }
+    slash = strrchr(cpath, '/');
+    *slash = '\0';
+    if (mkdir(cpath, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "error: cannot create directory %s: %s\n", cpath, strerror(errno));
+        gq_free(cpath);
+        return NULL;
+    }
+    *slash = '/';
+    return cpath;
+}
+
 gq_db *cli_open(const struct global *g)
 {
     gq_open_options o = GQ_OPEN_OPTIONS_INIT;
@@ -103,7 +136,10 @@ gq_db *cli_open(const struct global *g)
         fputs("error: out of memory\n", stderr);
         return NULL;
     }
-    if (g->reads_only && !g->db_path && access(path, F_OK) != 0 && errno == ENOENT) {
+    if (g->cluster && !(path = cluster_path(g, path)))
+        return NULL;
+    if (g->reads_only && !g->db_path && !g->cluster && access(path, F_OK) != 0 &&
+        errno == ENOENT) {
         /* Nothing written yet at the default place: read an empty database, as
          * kubectl lists an empty cluster, and create no file. */
         gq_free(path);
@@ -183,6 +219,8 @@ static const struct flag global_flags[] = {
      "database file (default: $GPUQ_DB, else $XDG_STATE_HOME/gpuq/gpuq.db)"},
     {"kubeconfig", 0, FLAG_STRING, NULL, "FILE", "cluster mode: this kubeconfig file only"},
     {"context", 0, FLAG_STRING, NULL, "NAME", "cluster mode: this kubeconfig context"},
+    {"cluster", 0, FLAG_STRING, NULL, "NAME",
+     "the simulated cluster NAME beside the database (a MultiKueue worker of gpuq run)"},
     {"namespace", 'n', FLAG_STRING, NULL, "NS",
      "namespace (default \"default\"; in cluster mode the context's)"},
     {"all-namespaces", 'A', FLAG_BOOL, NULL, NULL, "all namespaces (wins over -n)"},
@@ -202,8 +240,8 @@ const struct flag *cli_global_flags(void)
 
 static void *global_value(struct global *g, size_t i)
 {
-    void *v[] = {&g->db_path, &g->kubeconfig, &g->context,    &g->namespace, &g->all_namespaces,
-                 &g->output,  &g->color,      &g->no_headers, &g->help};
+    void *v[] = {&g->db_path, &g->kubeconfig, &g->context,    &g->cluster, &g->namespace,
+                 &g->all_namespaces, &g->output, &g->color,   &g->no_headers, &g->help};
 
     return v[i];
 }
@@ -426,9 +464,10 @@ static int check_globals(const struct global *g, const struct command *cmd)
         return cli_usage_error("invalid argument \"%s\" for \"--color\" flag: "
                                "want auto, always or never",
                                g->color);
-    if (g->db_path && (g->kubeconfig || g->context))
-        return cli_usage_error("--db cannot be used with --%s: a command reads either a "
+    if ((g->db_path || g->cluster) && (g->kubeconfig || g->context))
+        return cli_usage_error("--%s cannot be used with --%s: a command reads either a "
                                "database or a cluster",
+                               g->db_path ? "db" : "cluster",
                                g->kubeconfig ? "kubeconfig" : "context");
     return EXIT_SUCCESS;
 }

@@ -154,8 +154,9 @@ int cmd_version(struct global *g, int argc, char **argv)
 static int command_index(int argc, char **argv)
 {
     static const char *const with_value[] = {"--db",     "--kubeconfig", "--context",
-                                             "-n",       "--namespace",  "-o",
-                                             "--output", "--color",      NULL};
+                                             "--cluster", "-n",          "--namespace",
+                                             "-o",       "--output",     "--color",
+                                             NULL};
     int i, k;
 
     for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {

@@ -19,28 +19,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-if [ -n "${GPUQ:-}" ]; then
-    gpuq_bin=$GPUQ
-elif command -v gpuq >/dev/null 2>&1; then
-    gpuq_bin=$(command -v gpuq)
-elif [ -x build-release/cli/gpuq ]; then
-    gpuq_bin=$top/build-release/cli/gpuq
-elif [ -x build/cli/gpuq ]; then
-    gpuq_bin=$top/build/cli/gpuq
-else
-    echo "error: no gpuq: put it on PATH, set GPUQ, or build it (sh ./examples/demo.sh)" >&2
-    exit 1
-fi
-
-GPUQ_DB=$(mktemp -d)/gpuq.db
-export GPUQ_DB
-echo "== database: $GPUQ_DB"
-
-# Show each command, then run it.
-gpuq() {
-    echo "\$ gpuq $*"
-    command "$gpuq_bin" "$@"
-}
+. examples/walkthrough.sh
 
 gpuq apply -f examples/dws-walkthrough/queues.yaml -f examples/dws-walkthrough/pools.yaml
 gpuq submit -f examples/dws-walkthrough/jobs.yaml

@@ -41,7 +41,10 @@ static const char *const what_words[] = {
     "Failed",
     "BookingExpired",
     "CapacityRevoked",
-    "CapacityFound"};
+    "CapacityFound",
+    "dispatched",
+    "deleted",
+    "refused"};
 
 #define WORD(table, i) ((size_t)(i) < sizeof(table) / sizeof(table[0]) ? table[i] : NULL)
 
@@ -171,9 +174,18 @@ static void iso_time(struct line *l, int64_t ms)
     put(l, b);
 }
 
-/* After the time, a transition's words: "job ns/job what" or "provisioningrequest ns/name what". */
+/*
+ * After the time, a transition's words: "job ns/job what" or
+ * "provisioningrequest ns/name what", after "[cluster]" when it happened on
+ * a simulated MultiKueue worker.
+ */
 static void transition(struct line *l, const gq_event *e)
 {
+    if (e->cluster) {
+        put(l, " [");
+        put(l, e->cluster);
+        put(l, "]");
+    }
     put(l, e->job_name ? " job " : " provisioningrequest ");
     put(l, e->namespace);
     put(l, "/");
@@ -250,6 +262,7 @@ static void json(struct line *l, const gq_event *e)
     iso_time(l, e->at_ms);
     put(l, "\"");
     json_field(l, "level", e->level);
+    json_field(l, "cluster", e->cluster);
     json_field(l, "kind", e->kind);
     json_field(l, "namespace", e->namespace);
     json_field(l, "name", e->name);

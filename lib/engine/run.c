@@ -47,6 +47,7 @@
 #include "nodes.h"
 #include "release.h"
 #include "os.h"
+#include "run_multikueue.h"
 #include "sim.h"
 #include "state.h"
 #include "store.h"
@@ -61,6 +62,7 @@ struct event {
     gq_event_kind kind;
     gq_event_what what;
     char *ns, *name, *job, *message;
+    char *cluster; /* the worker it happened on; NULL: here */
 };
 
 struct dws_pool {
@@ -95,6 +97,10 @@ struct runner {
     int settle;              /* steps in a row at one moment */
     struct event *ev;        /* reported once their transaction committed */
     size_t nev, capev;
+    const char *cluster;     /* a simulated MultiKueue worker's name; NULL: the manager */
+    struct gq_mks *mk;       /* the manager's workers (run_multikueue.c); NULL: none */
+    gq_run_stats own;        /* a worker's figures (the manager's are the caller's) */
+    bool claimed;            /* the clock is this run's: hand it back at the end */
 };
 
 /* ------------------------------------------------------------------ events */
@@ -108,6 +114,7 @@ static void events_clear(struct runner *r)
         free(r->ev[i].name);
         free(r->ev[i].job);
         free(r->ev[i].message);
+        free(r->ev[i].cluster);
     }
     r->nev = 0;
 }
@@ -130,7 +137,11 @@ static int event(struct runner *r, gq_event_kind kind, const char *ns, const cha
     e->job = gq__strdup(job);
     e->what = what;
     e->message = gq__strdup(message);
-    return e->ns && e->name && (e->job || !job) && (e->message || !message) ? GQ_OK : GQ_ENOMEM;
+    e->cluster = r->cluster ? gq__strdup(r->cluster) : NULL;
+    return e->ns && e->name && (e->job || !job) && (e->message || !message) &&
+                   (e->cluster || !r->cluster)
+               ? GQ_OK
+               : GQ_ENOMEM;
 }
 
 static int flush(struct runner *r)
@@ -150,6 +161,7 @@ static int flush(struct runner *r)
         x.job_name = e->job;
         x.message = e->message;
         x.level_id = GQ_EVENT_LEVEL_NONE;
+        x.cluster = e->cluster;
         x.kind_id = e->kind;
         x.what_id = e->what;
         gq__event_words(&x);
@@ -952,6 +964,7 @@ static int sim_changed(void *self, const gq_schedule_change *c)
 static int sim_observe(void *self, struct gq__turn *t, gq_error *err)
 {
     struct runner *r = self;
+    uint64_t moved;
     int rc;
 
     r->moved = 0;
@@ -965,6 +978,14 @@ static int sim_observe(void *self, struct gq__turn *t, gq_error *err)
         events_clear(r);
         return rc;
     }
+    if ((rc = flush(r)) != 0 || !r->mk)
+        return rc;
+    /* MultiKueue: copies to the simulated workers, each worker's turn, the winners */
+    if ((rc = gq__mks_step(r->mk, r->now, &moved, err)) != GQ_OK) {
+        events_clear(r);
+        return rc;
+    }
+    r->moved += moved;
     return flush(r);
 }
 
@@ -987,12 +1008,15 @@ static int sim_act(void *self, struct gq__turn *t, gq_error *err)
 static int sim_next(void *self, struct gq__turn *t, gq_error *err)
 {
     struct runner *r = self;
+    int rc;
 
     t->moved = r->moved != 0;
     if (r->moved && ++r->settle < SETTLE_STEPS)
         return 1;
     r->settle = 0;
-    return next_due(r, &t->due, err);
+    if ((rc = next_due(r, &t->due, err)) != GQ_OK || !r->mk)
+        return rc;
+    return gq__mks_next(r->mk, &t->due, err);
 }
 
 /* As fast as possible, the stored clock jumps with the loop's. */
@@ -1025,12 +1049,170 @@ int gq_run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
     return gq__run(db, opts, fn, payload, stats, NULL, err);
 }
 
+/*
+ * A runner on db at its stored clock (r->o, fn, payload, stats and feed
+ * set): its pools read, the clock claimed, the simulator and the books
+ * started from what the database holds.
+ */
+static int runner_start(struct runner *r, gq_db *db, gq_error *err)
+{
+    struct claim c = {r, 0};
+    struct pools pools = {NULL, 0, NULL, NULL, 0, 0};
+    int rc;
+
+    r->db = db;
+    r->st = db->st;
+    if ((rc = gq__store_read(r->st, pools_txn, &pools, err)) != GQ_OK ||
+        (rc = gq__store_write(r->st, claim_txn, &c, err)) != GQ_OK) {
+        pools_free(&pools);
+        return rc;
+    }
+    r->claimed = true;
+    if (gq__sim_init(&r->sim, pools.v, pools.n, c.seed) < 0 ||
+        gq__books_init(&r->books, r->sim.pools, r->sim.npools,
+                       (const char *const *)pools.flavor) < 0)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
+    r->books.seed = c.seed;
+    r->fl = pools.fl;
+    r->nfl = pools.nfl;
+    pools.fl = NULL;
+    pools.nfl = 0;
+    pools_free(&pools);
+    if (rc == GQ_OK)
+        rc = gq__store_write(r->st, books_txn, r, err);
+    r->stats->start_ms = r->now;
+    gq__engine_hold_wal(r->st, true);
+    return rc;
+}
+
+/* Hand the clock back (it carries on at normal speed from where the run left it); free. */
+static int runner_end(struct runner *r, gq_error *err)
+{
+    int rc = GQ_OK;
+
+    if (r->claimed) {
+        gq__engine_hold_wal(r->st, false);
+        rc = set_clock(r, r->o.speed > 0 ? NULL : &r->now, 1.0, 0, err);
+    }
+    gq__mks_close(r->mk);
+    events_clear(r);
+    free(r->ev);
+    flavor_labels_free(r->fl, r->nfl);
+    free(r->dws);
+    gq__books_free(&r->books);
+    gq__sim_free(&r->sim);
+    return rc;
+}
+
+/* ------------------------------------------------ simulated workers */
+
+/* FNV-1a: a worker's seed drawn from the run's and its name, the same every time. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static void *worker_start(void *manager, gq_db *db, const char *name, gq_error *err)
+{
+    struct runner *m = manager, *w = calloc(1, sizeof(*w));
+    gq_error ignored;
+
+    if (!w) {
+        gq__error(err, GQ_ENOMEM, "out of memory");
+        return NULL;
+    }
+    w->o = m->o;
+    w->o.for_ms = 0;
+    w->o.seed = m->o.seed ? m->o.seed ^ name_hash(name) : 0;
+    w->fn = m->fn;
+    w->payload = m->payload;
+    w->stats = &w->own;
+    w->cluster = name;
+    if (runner_start(w, db, err) != GQ_OK) {
+        runner_end(w, &ignored);
+        free(w);
+        return NULL;
+    }
+    w->stats->start_ms = m->stats->start_ms; /* its lines count from the manager's start */
+    return w;
+}
+
+static int worker_changed(const gq_schedule_change *c, void *payload)
+{
+    return sim_changed(payload, c);
+}
+
+/* One turn of a worker: as the loop turns the manager (observe, cycles, act), at now. */
+static int worker_step(void *self, int64_t now, uint64_t *moved, gq_error *err)
+{
+    struct runner *w = self;
+    gq_schedule_options so = GQ_SCHEDULE_OPTIONS_INIT;
+    gq_schedule_stats stats;
+    struct gq__turn t;
+    int rc;
+
+    *moved = 0;
+    if (now > w->now) {
+        w->now = now;
+        if ((rc = set_clock(w, &w->now, w->o.speed > 0 ? w->o.speed : 0, (int64_t)getpid(),
+                            err)) != GQ_OK)
+            return rc;
+    }
+    memset(&t, 0, sizeof(t));
+    memset(&stats, 0, sizeof(stats));
+    so.until_stable = true;
+    if ((rc = sim_observe(w, &t, err)) != GQ_OK ||
+        (rc = gq__engine_schedule_until(w->db, &so, w->o.stop, NULL, worker_changed, w, &stats,
+                                        err)) != GQ_OK ||
+        (rc = sim_act(w, &t, err)) != GQ_OK)
+        return rc;
+    *moved = w->moved;
+    return GQ_OK;
+}
+
+static int worker_next(void *self, int64_t *due, gq_error *err)
+{
+    return next_due(self, due, err);
+}
+
+static void worker_stop(void *self)
+{
+    gq_error ignored;
+
+    runner_end(self, &ignored);
+    free(self);
+}
+
+/* A transition of the manager's dispatch, as the manager's (cluster NULL) or a worker's. */
+static int mk_event(void *manager, const char *cluster, gq_event_what what, const char *ns,
+                    const char *job, const char *message)
+{
+    struct runner *r = manager;
+    int rc;
+
+    r->cluster = cluster;
+    rc = event(r, GQ_EVENT_KIND_WORKLOAD, ns, job, job, what, message);
+    r->cluster = NULL;
+    if (what == GQ_EVENT_WHAT_STARTED)
+        r->stats->started++;
+    else if (what == GQ_EVENT_WHAT_FINISHED)
+        r->stats->finished++;
+    /* told at once, its write committed: in order with the workers' own lines */
+    return rc == GQ_OK ? flush(r) : rc;
+}
+
+static const struct gq__mks_ops worker_ops = {
+    worker_start, worker_step, worker_next, worker_stop, mk_event,
+};
+
 int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
             gq_run_stats *stats, const struct gq__run_feed *feed, gq_error *err)
 {
     struct runner r;
-    struct claim c = {&r, 0};
-    struct pools pools = {NULL, 0, NULL, NULL, 0, 0};
     gq_run_stats ignored;
     gq_error ignored_err;
     int64_t t0 = gq__mono_us();
@@ -1051,51 +1233,20 @@ int gq__run(gq_db *db, const gq_run_options *opts, gq_run_fn fn, void *payload,
     if (r.o.speed < 0 || r.o.for_ms < 0 || r.o.default_duration_ms <= 0)
         return gq__error(err, GQ_EINVALID, "invalid run options: speed %g, for %lld ms, default duration %lld ms",
                          r.o.speed, (long long)r.o.for_ms, (long long)r.o.default_duration_ms);
-    r.db = db;
-    r.st = db->st;
     r.fn = fn;
     r.payload = payload;
     r.feed = feed;
     r.stats = stats ? stats : &ignored;
     memset(r.stats, 0, sizeof(*r.stats));
-    if ((rc = gq__store_read(r.st, pools_txn, &pools, err)) != GQ_OK) {
-        pools_free(&pools);
-        return rc;
-    }
-    if ((rc = gq__store_write(r.st, claim_txn, &c, err)) != GQ_OK) {
-        pools_free(&pools);
-        return rc;
-    }
-    if (gq__sim_init(&r.sim, pools.v, pools.n, c.seed) < 0 ||
-        gq__books_init(&r.books, r.sim.pools, r.sim.npools,
-                       (const char *const *)pools.flavor) < 0)
-        rc = gq__error(err, GQ_ENOMEM, "out of memory starting the simulated cluster");
-    r.books.seed = c.seed;
-    r.fl = pools.fl;
-    r.nfl = pools.nfl;
-    pools.fl = NULL;
-    pools.nfl = 0;
-    pools_free(&pools);
+    rc = runner_start(&r, db, err);
     if (rc == GQ_OK)
-        rc = gq__store_write(r.st, books_txn, &r, err);
-    r.stats->start_ms = r.now;
-    gq__engine_hold_wal(r.st, true);
+        rc = gq__mks_open(&r.mk, db, &worker_ops, &r, err);
     if (rc == GQ_OK)
         rc = loop(&r, err);
-    gq__engine_hold_wal(r.st, false);
-    /* Hand the clock back: it carries on at normal speed from where the run left it. */
-    if (set_clock(&r, r.o.speed > 0 ? NULL : &r.now, 1.0, 0, rc == GQ_OK ? err : &ignored_err) !=
-            GQ_OK &&
-        rc == GQ_OK)
+    if (runner_end(&r, rc == GQ_OK ? err : &ignored_err) != GQ_OK && rc == GQ_OK)
         rc = err ? err->code : GQ_EIO;
     r.stats->end_ms = r.clock.virtual_ms;
     r.stats->wall_ms = (double)(gq__mono_us() - t0) / 1000.0;
-    events_clear(&r);
-    free(r.ev);
-    flavor_labels_free(r.fl, r.nfl);
-    free(r.dws);
-    gq__books_free(&r.books);
-    gq__sim_free(&r.sim);
     return rc;
 }
 

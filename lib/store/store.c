@@ -554,6 +554,11 @@ int gq__store_open(struct gq_store **out, const char *path, const struct gq_stor
     return GQ_OK;
 }
 
+const char *gq__store_path(const struct gq_store *st)
+{
+    return st->path;
+}
+
 void gq__store_close(struct gq_store *st)
 {
     int i;

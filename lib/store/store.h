@@ -40,6 +40,9 @@ int gq__store_open(struct gq_store **out, const char *path, const struct gq_stor
                    gq_error *err);
 void gq__store_close(struct gq_store *st);
 
+/* The path the store was opened with (":memory:" for a private one). */
+const char *gq__store_path(const struct gq_store *st);
+
 /* PRAGMA quick_check: GQ_OK, or GQ_EIO with the first problem it reports. */
 int gq__store_check(struct gq_store *st, gq_error *err);
 

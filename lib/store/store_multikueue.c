@@ -293,3 +293,77 @@ int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, 
         return rc;
     return gq__store_each_row(st, &c, "workloads:#It", false, 0, move_row, &q, err);
 }
+
+/* ------------------------------------------------ the simulated workers */
+
+void gq__store_mk_source_clear(struct gq_mk_source *s)
+{
+    free(s->job_kind);
+    free(s->job_api_version);
+    free(s->spec);
+    memset(s, 0, sizeof(*s));
+}
+
+int gq__store_mk_source(struct gq_store *st, int64_t id, struct gq_mk_source *out, gq_error *err)
+{
+    static const char sql[] = "SELECT job_kind, job_api_version, spec, coalesce(duration_ms, -1) "
+                              "FROM workloads WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    bool oom = false;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        out->job_kind = gq__strdup(gq__col_text(stmt, 0));
+        out->job_api_version = gq__strdup(gq__col_text(stmt, 1));
+        out->spec = gq__strdup(gq__col_text(stmt, 2));
+        out->duration_ms = sqlite3_column_int64(stmt, 3);
+        oom = !out->job_kind || !out->spec || (gq__col_text(stmt, 1) && !out->job_api_version);
+    }
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "read");
+    if (rc == SQLITE_DONE)
+        return gq__error(err, GQ_ENOTFOUND, "no workload of id %lld", (long long)id);
+    if (oom) {
+        gq__store_mk_source_clear(out);
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    }
+    return GQ_OK;
+}
+
+int gq__store_mk_copy_state(struct gq_store *st, const char *uid, const char *kind,
+                            const char *ns, const char *job, bool *found, char **state,
+                            char uid_out[GQ_MK_UID_SIZE], gq_error *err)
+{
+    static const char by_uid[] = "SELECT uid, state FROM workloads WHERE uid = ?1";
+    static const char by_job[] = "SELECT uid, state FROM workloads WHERE job_kind = ?2 AND "
+                                 "namespace = ?3 AND job_name = ?4 AND state <> "
+                                 GQ_SQL_STATE(cancelled) " AND ?1 IS NULL";
+    sqlite3_stmt *stmt = gq__store_stmt(st, uid ? by_uid : by_job, err);
+    int rc;
+
+    *found = false;
+    *state = NULL;
+    uid_out[0] = '\0';
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    gq__bind_text(stmt, 1, uid);
+    if (!uid) {
+        gq__bind_text(stmt, 2, kind);
+        gq__bind_text(stmt, 3, ns);
+        gq__bind_text(stmt, 4, job);
+    }
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW && gq__col_text(stmt, 0) && gq__col_text(stmt, 1)) {
+        *found = true;
+        snprintf(uid_out, GQ_MK_UID_SIZE, "%s", gq__col_text(stmt, 0));
+        *state = gq__strdup(gq__col_text(stmt, 1));
+    }
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "read");
+    return *found && !*state ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+}

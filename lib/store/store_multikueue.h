@@ -113,4 +113,28 @@ int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, 
 /* The Configuration's multiKueue.workerLostTimeout as written, malloc'd; NULL when not set. */
 int gq__store_mk_lost_timeout(struct gq_store *st, char **out, gq_error *err);
 
+/*
+ * What a simulated worker's copy of workload id is made of (run_multikueue.c):
+ * its job's kind and apiVersion (NULL for batch/v1), its canonical Workload
+ * spec and its duration (-1: none); strings malloc'd (gq__store_mk_source_clear).
+ * GQ_ENOTFOUND when there is no such workload.
+ */
+struct gq_mk_source {
+    char *job_kind, *job_api_version, *spec;
+    int64_t duration_ms;
+};
+int gq__store_mk_source(struct gq_store *st, int64_t id, struct gq_mk_source *out, gq_error *err);
+void gq__store_mk_source_clear(struct gq_mk_source *s);
+
+/*
+ * A copy in a simulated worker's database: the workload whose UID is uid (in
+ * any state), or, with uid NULL, the live one (not cancelled) of the job
+ * kind ns/job. *found is false when there is none; else its state, and its
+ * UID in uid_out (GQ_MK_UID_SIZE bytes).
+ */
+#define GQ_MK_UID_SIZE 64
+int gq__store_mk_copy_state(struct gq_store *st, const char *uid, const char *kind,
+                            const char *ns, const char *job, bool *found, char **state,
+                            char uid_out[GQ_MK_UID_SIZE], gq_error *err);
+
 #endif

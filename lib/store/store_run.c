@@ -125,10 +125,11 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
                                "FROM workloads WHERE state IN " GQ_SQL_ADMITTED " ORDER BY id";
     static const char admitted[] =
         "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = " GQ_SQL_STATE(admitted) " ORDER BY id";
+        "WHERE state = " GQ_SQL_STATE(admitted) " AND cluster_name IS NULL ORDER BY id";
     static const char done[] =
         "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
-        "WHERE state = " GQ_SQL_STATE(running) " AND " END_SQL " <= CAST(?1 AS INTEGER) ORDER BY "
+        "WHERE state = " GQ_SQL_STATE(running) " AND cluster_name IS NULL AND " END_SQL
+        " <= CAST(?1 AS INTEGER) ORDER BY "
         END_SQL ", id";
     const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
     struct workload_walk w = {fn, payload};
@@ -212,7 +213,7 @@ int gq__store_run_due(struct gq_store *st, int64_t now_ms, int64_t default_ms,
                       int64_t *finish_out, int64_t *requeue_out, gq_error *err)
 {
     static const char finish[] = "SELECT min(" END_SQL ") FROM workloads WHERE state = "
-                                 GQ_SQL_STATE(running);
+                                 GQ_SQL_STATE(running) " AND cluster_name IS NULL";
     static const char requeue[] = "SELECT min(requeue_at) FROM workloads "
                                   "WHERE state = " GQ_SQL_STATE(pending)
                                   " AND requeue_at > CAST(?1 AS INTEGER)";

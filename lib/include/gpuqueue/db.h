@@ -53,6 +53,19 @@ GQ_EXTERN int gq_db_default_path(char **out, gq_error *err);
 GQ_EXTERN int gq_db_open(gq_db **out, const char *path, const gq_open_options *opts,
                          gq_error *err);
 
+/**
+ * The database of the simulated cluster named cluster beside the database
+ * at db_path: db_path ".clusters/" cluster ".db". gq_run on db_path steps
+ * it as a MultiKueue worker when a MultiKueueCluster of that name exists
+ * (issue 17); `gpuq --cluster NAME` reads and writes it. Nothing is
+ * created.
+ * @param[out] out the path; free with gq_free()
+ * @return GQ_OK; GQ_EINVALID for an in-memory db_path, or a cluster that is
+ *         not a DNS-1123 subdomain (naming it).
+ */
+GQ_EXTERN int gq_db_cluster_path(char **out, const char *db_path, const char *cluster,
+                                 gq_error *err);
+
 /** Close a handle. NULL is a no-op. */
 GQ_EXTERN void gq_db_close(gq_db *db);
 

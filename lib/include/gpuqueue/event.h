@@ -60,7 +60,10 @@ typedef enum gq_event_what {
     GQ_EVENT_WHAT_FAILED,             /* "Failed" */
     GQ_EVENT_WHAT_BOOKING_EXPIRED,    /* "BookingExpired": capacity not consumed in time */
     GQ_EVENT_WHAT_CAPACITY_REVOKED,   /* "CapacityRevoked": its maximum run time passed */
-    GQ_EVENT_WHAT_CAPACITY_FOUND      /* "CapacityFound": an Accepted request got its nodes */
+    GQ_EVENT_WHAT_CAPACITY_FOUND,     /* "CapacityFound": an Accepted request got its nodes */
+    GQ_EVENT_WHAT_DISPATCHED,         /* "dispatched": MultiKueue copied the job to workers */
+    GQ_EVENT_WHAT_DELETED,            /* "deleted": a MultiKueue copy deleted from its worker */
+    GQ_EVENT_WHAT_REFUSED             /* "refused": a worker refused a MultiKueue copy */
 } gq_event_what;
 
 /*
@@ -85,6 +88,8 @@ typedef struct gq_event {
     gq_event_level level_id;
     gq_event_kind kind_id;
     gq_event_what what_id;
+    /* Appended with issue 17: the simulated MultiKueue worker it happened on; NULL: here. */
+    const char *cluster;
 } gq_event;
 
 #ifdef __cplusplus
