@@ -166,3 +166,17 @@ $ TMPDIR=$TMP sh $DATA/../../examples/multikueue/run.sh > $TMP/ex.txt; grep -cE 
 ~ multikueue-dws-worker-eu +True +{AGE}
 ~ multikueue-dws-worker-us +True +{AGE}
 > $ gpuq --cluster multikueue-dws-worker-us list --status all
+# The winner's copy cancelled on its worker: the manager's check goes Retry,
+# the workload is evicted and dispatched again (here it wins on us again).
+$ mkdir $TMP/g && GPUQ_DB=$TMP/g/gpuq.db sh $TMP/setup.sh $COMPAT/gke-dws/multikueue-dws job-multi-dws-autopilot.yaml
+$ GPUQ_DB=$TMP/g/gpuq.db gpuq run --seed 1 --for 5m > /dev/null; GPUQ_DB=$TMP/g/gpuq.db python3 $TMP/freeze.py; GPUQ_DB=$TMP/g/gpuq.db gpuq --cluster multikueue-dws-worker-us cancel $(GPUQ_DB=$TMP/g/gpuq.db gpuq get workloads -o jsonpath='{.items[0].metadata.ownerReferences[0].name}') | sed -E 's/dws-job-[a-z0-9]{5}-[0-9a-f]{5}/JOB/'
+> workload/job-JOB cancelled
+$ GPUQ_DB=$TMP/g/gpuq.db gpuq run --seed 1 > $TMP/run7.txt; grep -E '^\+\S+ +job ' $TMP/run7.txt | sed -E 's/dws-job-[a-z0-9]{5}/JOB/'
+> +0s        job default/JOB evicted: Evicted due to AdmissionCheck in Retry state: Admitting remote on multikueue-dws-worker-us cancelled
+> +0s        job default/JOB reserved (cpu=default-dws-flavor,memory=default-dws-flavor,nvidia.com/gpu=gpu-t4-dws)
+> +0s        job default/JOB dispatched: multikueue-dws-worker-asia, multikueue-dws-worker-us, multikueue-dws-worker-eu
+> +4m32s     job default/JOB admitted (every admission check is Ready)
+> +4m32s     job default/JOB started: on multikueue-dws-worker-us
+> +9m32s     job default/JOB finished: on multikueue-dws-worker-us
+$ python3 $DATA/multikueue/story.py $TMP/run7.txt $TMP/g/gpuq.db
+> job 1: finished on multikueue-dws-worker-us, copy finished
