@@ -146,6 +146,9 @@ char *cli_read_file(const char *path, size_t *len);
 int cli_write_stdout(const char *buf, size_t len, void *payload);
 
 int cmd_apply(struct global *g, int argc, char **argv);
+/* Apply, create or delete (mode) every object of each -f input in turn; an exit status. */
+int cli_apply_files(struct global *g, const struct strlist *files, gq_apply_mode mode,
+                    bool strict, bool dry_run);
 int cmd_create(struct global *g, int argc, char **argv);
 int cmd_delete(struct global *g, int argc, char **argv);
 int cmd_submit(struct global *g, int argc, char **argv);

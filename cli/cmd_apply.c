@@ -59,9 +59,9 @@ static void print_item(const gq_apply_item *item, void *payload)
     putchar('\n');
 }
 
-/* Apply (or delete) every -f input in turn; stops at the first that fails. */
-static int apply_files(struct global *g, const struct strlist *files, gq_apply_mode mode,
-                       bool strict, bool dry_run)
+/* Apply (create, delete) every -f input in turn; stops at the first that fails. */
+int cli_apply_files(struct global *g, const struct strlist *files, gq_apply_mode mode,
+                    bool strict, bool dry_run)
 {
     gq_apply_options o = GQ_APPLY_OPTIONS_INIT;
     struct report r = {dry_run, g->output && strcmp(g->output, "name") == 0, 0};
@@ -84,7 +84,7 @@ static int apply_files(struct global *g, const struct strlist *files, gq_apply_m
     /* As kubectl: inputs with no object at all (an empty file, only comments) are an error. */
     if (r.items == 0) {
         fprintf(stderr, "error: no objects passed to %s\n",
-                mode == GQ_MODE_DELETE ? "delete" : "apply");
+                mode == GQ_MODE_DELETE ? "delete" : mode == GQ_MODE_CREATE ? "create" : "apply");
         return EXIT_FAILURE;
     }
     return EXIT_SUCCESS;
@@ -113,7 +113,7 @@ int cmd_apply(struct global *g, int argc, char **argv)
         return cli_usage_error("unexpected argument \"%s\": apply takes -f FILE", argv[0]);
     if (files.n == 0)
         return cli_usage_error("must specify one of -f and -k");
-    return apply_files(g, &files, GQ_MODE_APPLY, strict, dry_run);
+    return cli_apply_files(g, &files, GQ_MODE_APPLY, strict, dry_run);
 }
 
 /*
@@ -159,7 +159,7 @@ int cmd_delete(struct global *g, int argc, char **argv)
     }
     if (files.n > 0)
         return nargs > 0 ? cli_usage_error("cannot give both -f and names")
-                         : apply_files(g, &files, GQ_MODE_DELETE, false, false);
+                         : cli_apply_files(g, &files, GQ_MODE_DELETE, false, false);
     typed = nargs > 0 && strchr(argv[0], '/') != NULL;
     if (nargs < (typed ? 1 : 2))
         return cli_usage_error("delete needs RESOURCE NAME..., RESOURCE/NAME... or -f FILE");

@@ -26,9 +26,13 @@ static struct {
     const char *cohort, *queuing, *reclaim, *within;      /* clusterqueue */
     struct strlist ns_selector, nominal, borrowing, lending;
     bool dry_run;
+    struct strlist files;
 } fl;
 
 static const struct flag flags[] = {
+    {"filename", 'f', FLAG_LIST, &fl.files, "PATH",
+     "create every object of the file, directory, or - for stdin, as kubectl create -f: one "
+     "that exists is an error and nothing is written"},
     {"cohort", 0, FLAG_STRING, &fl.cohort, "COHORT",
      "clusterqueue: the cohort it borrows and lends in"},
     {"queuing-strategy", 0, FLAG_STRING, &fl.queuing, "STRATEGY",
@@ -365,6 +369,12 @@ int cmd_create(struct global *g, int argc, char **argv)
         cli_help(self, flags);
         goto out;
     }
+    if (fl.files.n) {
+        rc = nargs ? cli_usage_error("unexpected argument \"%s\": create -f takes no NAME",
+                                     argv[0])
+                   : cli_apply_files(g, &fl.files, GQ_MODE_CREATE, false, fl.dry_run);
+        goto out;
+    }
     cli_type_name(&nargs, argv);
     if ((rc = check_output(g)) != EXIT_SUCCESS || !(k = choose(g, nargs, argv, &rc)) ||
         (rc = manifest(g, k, argv[1], &text)) != EXIT_SUCCESS)
@@ -385,5 +395,6 @@ out:
     free(fl.nominal.v);
     free(fl.borrowing.v);
     free(fl.lending.v);
+    free(fl.files.v);
     return rc;
 }

@@ -263,6 +263,8 @@ static int apply_object(struct apply_ctx *c, struct gq_object *obj, gq_error *er
     if ((rc = gq__object_prepare(obj, err)) != GQ_OK)
         return rc;
     rc = gq__store_put_object(c->db->st, obj, obj->canonical, c->now_ms, &put, err);
+    if (rc == GQ_OK && c->opts->mode == GQ_MODE_CREATE && put != GQ_PUT_CREATED)
+        return gq__error(err, GQ_EEXISTS, "%s \"%s\" already exists", res, obj->meta.name);
     if (rc == GQ_OK)
         rc = add_result(c, obj, res, from_put(put), NULL, err);
     if (rc == GQ_OK && put != GQ_PUT_UNCHANGED)

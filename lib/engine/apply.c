@@ -358,7 +358,7 @@ int gq__apply_workload(gq_db *db, const gq_apply_options *opts, struct gq_object
         return rc;
     w.admission = admission;
     /* Submit creates: the insert itself refuses a job that exists. */
-    rc = opts->mode == GQ_MODE_SUBMIT
+    rc = opts->mode == GQ_MODE_SUBMIT || opts->mode == GQ_MODE_CREATE
              ? GQ_ENOTFOUND
              : gq__store_find_job(db->st, obj->u.wl.job_kind, obj->meta.namespace,
                                   obj->u.wl.job_name, &existing, NULL, err);

@@ -50,3 +50,31 @@ $ gpuq list localqueues -A --no-headers
 ~ default +orphan +nope +0 +0 +{AGE}
 ~ research +team-a +dws-cluster-queue +0 +0 +{AGE}
 ~ research +team-b +dws-cluster-queue +0 +0 +{AGE}
+# create -f, as kubectl create -f: every object of the input created new, in
+# one transaction; one that exists is an error and nothing is written. GKE's
+# examples create their Jobs so (generateName needs create). A database of
+# its own.
+$ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/multikueue-dws/dws-multi-worker.yaml
+> resourceflavor/default-dws-flavor created
+> resourceflavor/gpu-t4-dws created
+> clusterqueue/dws-cluster-queue created
+> localqueue/dws-local-queue created
+> provisioningrequestconfig/dws-config created
+> admissioncheck/dws-prov created
+$ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/multikueue-dws/job-multi-dws-autopilot.yaml -f $COMPAT/gke-dws/multikueue-dws/job-multi-dws-autopilot.yaml
+~ job.batch/dws-job-[a-z0-9]{5} created
+~ job.batch/dws-job-[a-z0-9]{5} created
+$ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/multikueue-dws/dws-multi-worker.yaml
+!~ error: .*dws-multi-worker.yaml: document 1 \(ResourceFlavor default-dws-flavor\): resourceflavor "default-dws-flavor" already exists
+? 1
+$ printf 'apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: brand-new}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: gpu-t4-dws}\n' | GPUQ_DB=$TMP/c2.db gpuq create -f -
+!~ error: .*document 2 \(ResourceFlavor gpu-t4-dws\): resourceflavor "gpu-t4-dws" already exists
+? 1
+$ GPUQ_DB=$TMP/c2.db gpuq get resourceflavor brand-new
+! Error from server (NotFound): resourceflavors.kueue.x-k8s.io "brand-new" not found
+? 1
+$ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/job.yaml --dry-run -o name
+> job.batch/sample-job
+$ GPUQ_DB=$TMP/c2.db gpuq create localqueue x -f $COMPAT/gke-dws/job.yaml
+! error: unexpected argument "localqueue": create -f takes no NAME
+? 2

@@ -130,6 +130,7 @@ typedef enum gq_apply_mode {
     GQ_MODE_APPLY = 0, /* create or update anything; a Job for an unknown queue waits */
     GQ_MODE_SUBMIT,    /* Jobs and Workloads only, created new; their queue must exist */
     GQ_MODE_DELETE,    /* delete every object the input names */
+    GQ_MODE_CREATE,    /* kubectl create: any kind, created new; one that exists is an error */
 } gq_apply_mode;
 
 typedef struct gq_apply_options {
