@@ -29,7 +29,7 @@ for region in asia us eu; do
     gpuq --cluster multikueue-dws-worker-$region apply -f $ex/dws-multi-worker.yaml \
         -f examples/multikueue/pools-$region.yaml
 done
-gpuq submit -f $ex/job-multi-dws-autopilot.yaml -f $ex/job-multi-dws-autopilot.yaml
+gpuq create -f $ex/job-multi-dws-autopilot.yaml -f $ex/job-multi-dws-autopilot.yaml
 gpuq run --seed 1 --summary
 gpuq list -o wide --status all
 gpuq list multikueueclusters
