@@ -1133,6 +1133,12 @@ static void *worker_start(void *manager, gq_db *db, const char *name, gq_error *
     w->stats = &w->own;
     w->cluster = name;
     if (runner_start(w, db, err) != GQ_OK) {
+        if (err) { /* which of the databases said it */
+            char msg[sizeof(err->msg)];
+
+            snprintf(msg, sizeof(msg), "%s", err->msg);
+            gq__error(err, err->code, "simulated cluster %s: %s", name, msg);
+        }
         runner_end(w, &ignored);
         free(w);
         return NULL;

@@ -6,8 +6,8 @@
 # (8 nodes). gpuq run on the manager steps all four on one virtual clock.
 $ printf '%s\n' 'set -e' 'ex=$1; shift' 'gpuq apply -f $ex/dws-multi.yaml > /dev/null' 'for r in asia us eu; do gpuq --cluster multikueue-dws-worker-$r apply -f $ex/dws-multi-worker.yaml -f $DATA/../../examples/multikueue/pools-$r.yaml > /dev/null; done' 'for j in "$@"; do gpuq submit -f $ex/$j > /dev/null; done' > $TMP/setup.sh
 $ sh $TMP/setup.sh $COMPAT/gke-dws/multikueue-dws job-multi-dws-autopilot.yaml job-multi-dws-autopilot.yaml job-multi-dws-autopilot.yaml
-# sql.py DB QUERY: the rows, "|" between columns (the sqlite3 shell's way).
-$ printf '%s\n' 'import sqlite3, sys' 'for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):' '    print("|".join(str(v) for v in r))' > $TMP/sql.py
+# sql.py DB STATEMENT: its rows, "|" between columns (as the sqlite3 shell prints them).
+$ printf '%s\n' 'import sqlite3, sys' 'c = sqlite3.connect(sys.argv[1])' 'for r in c.execute(sys.argv[2]).fetchall():' '    print("|".join(str(v) for v in r))' 'c.commit()' > $TMP/sql.py
 # Between runs every clock stands still where the run left it (speed 0), so
 # that the second run starts where the first ended, to the millisecond.
 $ printf '%s\n' 'import glob, os, sqlite3' 'db = os.environ["GPUQ_DB"]' 'for f in [db] + glob.glob(db + ".clusters/*.db"):' '    c = sqlite3.connect(f); c.execute("UPDATE clock SET speed = 0"); c.commit()' > $TMP/freeze.py
@@ -180,3 +180,13 @@ $ GPUQ_DB=$TMP/g/gpuq.db gpuq run --seed 1 > $TMP/run7.txt; grep -E '^\+\S+ +job
 > +9m32s     job default/JOB finished: on multikueue-dws-worker-us
 $ python3 $DATA/multikueue/story.py $TMP/run7.txt $TMP/g/gpuq.db
 > job 1: finished on multikueue-dws-worker-us, copy finished
+# A worker another process drives (here: pid 1 holds its clock) stops the run
+# with one line naming the worker; every clock is handed back.
+$ python3 $TMP/sql.py $TMP/f/gpuq.db.clusters/multikueue-dws-worker-us.db 'UPDATE clock SET runner_pid = 1 RETURNING runner_pid'
+> 1
+$ GPUQ_DB=$TMP/f/gpuq.db gpuq run --for 1m
+! error: simulated cluster multikueue-dws-worker-us: another runner (pid 1) is driving this database
+? 1
+$ python3 $TMP/sql.py $TMP/f/gpuq.db 'SELECT runner_pid FROM clock'; python3 $TMP/sql.py $TMP/f/gpuq.db.clusters/multikueue-dws-worker-asia.db 'SELECT runner_pid FROM clock'
+> None
+> None
