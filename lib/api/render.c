@@ -249,7 +249,8 @@ static int spec_row(const struct gq__render_workload *row, void *payload, gq_err
                                  row->evicted_reason, row->evicted_message, row->preempted_reason,
                                  row->evicted_ms,     row->evictions,       row->has_duration,
                                  row->duration_ms,    row->pods_ready_reason, row->pods_ready_ms,
-                                 row->requeue_count,  row->requeue_ms};
+                                 row->requeue_count,  row->requeue_ms,
+                                 gq__store_now(w->r->db->st)};
 
     (void)err;
     return begun(w->r, gq__mf_workload_begin(w->r->p, w->wl, &mf, &w->it), w->wl->name);

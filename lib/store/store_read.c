@@ -793,7 +793,7 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
     "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
     "w.finished_at, w.id, w.started_at, w.reserved_at, w.podset_counts, w.job_api_version, "       \
-    "w.cluster_name FROM workloads w "                                                             \
+    "w.cluster_name, w.pods_ready_reason, w.pods_ready_at FROM workloads w "                       \
     "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
     "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
@@ -856,6 +856,8 @@ static int wl_row(sqlite3_stmt *s, void *payload)
     w.podset_counts = col_typed_text(s, 21);
     w.job_api_version = col_typed_text(s, 22);
     w.cluster_name = col_typed_text(s, 23);
+    w.pods_ready_reason = col_typed_text(s, 24);
+    w.pods_ready_ms = col_int(s, 25);
     return walk->fn(&w, walk->payload);
 }
 
