@@ -1527,6 +1527,9 @@ static int wait_row(sqlite3_stmt *s, void *payload)
     w.checked = sqlite3_column_type(s, 6) != SQLITE_NULL;
     w.wait_ms = col_num(s, 5);
     w.checks_ms = w.checked ? col_num(s, 6) : 0;
+    w.ready = sqlite3_column_int(s, 7) != 0;
+    w.admitted_ready = w.ready && sqlite3_column_type(s, 8) != SQLITE_NULL;
+    w.admitted_ready_ms = w.admitted_ready ? col_num(s, 8) : 0;
     return walk->fn(&w, walk->payload);
 }
 
@@ -1535,22 +1538,28 @@ static int wait_row(sqlite3_stmt *s, void *payload)
     "(SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' AND " cond        \
     " AND p.id < e.id)"
 
+#define READY_EVENT "e.reason = 'PodsReady'"
+
 /*
  * Each quota reservation and each admission, with the time since the
  * workload last became pending (created, evicted and requeued, or
  * reactivated): Kueue's "created or requeued"; and for an admission that
  * waited for admission checks (from reserved), the time since its quota
- * reservation. One indexed lookup per event (events_object): a third of the
- * cost of a window over all the events. by: the grouping the rows come in.
+ * reservation; and each PodsReady turning True, Started (waitForPodsReady)
+ * with the same time and the time since its admission. One indexed lookup
+ * per event (events_object): a third of the cost of a window over all the
+ * events. by: the grouping the rows come in.
  */
 #define WAITS_SQL(where, by)                                                                       \
     "SELECT w.cluster_queue, w.namespace, w.local_queue, " RESERVED_EVENT ", " ADMITTED_EVENT ", "  \
     "e.at - " LAST_BEFORE("p.to_state = " GQ_SQL_STATE(pending)) " AS wait, "                      \
     "CASE WHEN e.to_state = " GQ_SQL_STATE(admitted) " AND e.from_state = "                        \
-    GQ_SQL_STATE(reserved) " THEN e.at - " LAST_BEFORE("p.reason = 'QuotaReserved'") " END "      \
+    GQ_SQL_STATE(reserved) " THEN e.at - " LAST_BEFORE("p.reason = 'QuotaReserved'") " END, "     \
+    READY_EVENT ", CASE WHEN " READY_EVENT " THEN e.at - "                                        \
+    LAST_BEFORE("p.to_state = " GQ_SQL_STATE(admitted)) " END "                                   \
     "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "                   \
-    "AND (" RESERVED_EVENT " OR (" ADMITTED_EVENT ")) AND " where " AND wait IS NOT NULL "         \
-    "ORDER BY " by
+    "AND (" RESERVED_EVENT " OR (" ADMITTED_EVENT ") OR " READY_EVENT ") AND " where              \
+    " AND wait IS NOT NULL ORDER BY " by
 
 int gq__store_waits(struct gq_store *st, bool by_local_queue, gq__wait_fn fn, void *payload,
                     gq_error *err)

@@ -370,6 +370,9 @@ struct gq_wait_row {
     bool checked;  /* an admission after admission checks: checks_ms is set */
     int64_t wait_ms;
     int64_t checks_ms;
+    bool ready;          /* PodsReady turned True, Started (waitForPodsReady): wait_ms is set */
+    bool admitted_ready; /* and admitted_ready_ms, the time since its admission */
+    int64_t admitted_ready_ms;
 };
 typedef int (*gq__wait_fn)(const struct gq_wait_row *w, void *payload);
 
