@@ -7,7 +7,8 @@
  * format's rules (every family announced once, before its samples, and
  * every line a comment or a sample). The LocalQueue families come only when
  * asked for; the admission checks' wait is measured on a queue with a
- * ProvisioningRequest check whose provider this test plays through SQLite.
+ * ProvisioningRequest check whose provider this test plays through SQLite;
+ * waitForPodsReady's waits and evictions on a run of the simulated cluster.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -450,6 +451,145 @@ out:
     teardown(&fx);
 }
 
+/* ------------------------------------------------- waitForPodsReady */
+
+/*
+ * waitForPodsReady in the simulated cluster: rq's pool makes pods ready 20 s
+ * after they start, sq's never. The clock stands still at T0 while r1, r2
+ * (rq, 8 GPUs each, one at a time, running 10 s once ready) and s1 (sq) are
+ * submitted; gq_run then runs 60 s of virtual time from T0.
+ */
+static const char pods_ready_queues[] =
+    "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+    "kind: Configuration\n"
+    "waitForPodsReady:\n"
+    "  timeout: 30s\n"
+    "  requeuingStrategy: {backoffBaseSeconds: 1}\n"
+    "---\n"
+    "apiVersion: sim.gpuq.dev/v1alpha1\n"
+    "kind: NodePool\n"
+    "metadata: {name: slow}\n"
+    "spec: {nodeLabels: {pool: slow}, gpusPerNode: 8, minNodes: 1, maxNodes: 1,\n"
+    "       queuedProvisioning: false, podStartupTime: 20s}\n"
+    "---\n"
+    "apiVersion: sim.gpuq.dev/v1alpha1\n"
+    "kind: NodePool\n"
+    "metadata: {name: broken}\n"
+    "spec: {nodeLabels: {pool: broken}, gpusPerNode: 8, minNodes: 1, maxNodes: 1,\n"
+    "       queuedProvisioning: false, stuckPodPercent: 100}\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: ResourceFlavor\n"
+    "metadata: {name: slow}\n"
+    "spec: {nodeLabels: {pool: slow}}\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: ResourceFlavor\n"
+    "metadata: {name: broken}\n"
+    "spec: {nodeLabels: {pool: broken}}\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: ClusterQueue\n"
+    "metadata: {name: rq}\n"
+    "spec:\n"
+    "  namespaceSelector: {}\n"
+    "  resourceGroups:\n"
+    "  - coveredResources: [nvidia.com/gpu]\n"
+    "    flavors: [{name: slow, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: ClusterQueue\n"
+    "metadata: {name: sq}\n"
+    "spec:\n"
+    "  namespaceSelector: {}\n"
+    "  resourceGroups:\n"
+    "  - coveredResources: [nvidia.com/gpu]\n"
+    "    flavors: [{name: broken, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: LocalQueue\n"
+    "metadata: {name: r, namespace: default}\n"
+    "spec: {clusterQueue: rq}\n"
+    "---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\n"
+    "kind: LocalQueue\n"
+    "metadata: {name: s, namespace: default}\n"
+    "spec: {clusterQueue: sq}\n";
+
+static void pods_ready_submit(gq_db *db, const char *name, const char *queue)
+{
+    gq_job_spec job = GQ_JOB_SPEC_INIT;
+    gq_error err = {0, ""};
+
+    job.name = name;
+    job.queue = queue;
+    job.gpus = "8";
+    job.duration = "10s";
+    CHECKF(gq_job_submit(db, &job, NULL, NULL, &err) == GQ_OK, "submit %s: %s", name, err.msg);
+}
+
+/*
+ * Kueue's job reconciler observes ready_wait_time_seconds (since created or
+ * requeued) and admitted_until_ready_wait_time_seconds when PodsReady turns
+ * True, Started. r1: admitted at 0, ready at 20 (20 s, 20 s), finished at
+ * 30; r2: admitted at 30, ready at 50 (50 s, 20 s). s1 never gets ready: at
+ * 30 it is evicted with PodsReadyTimeout (evicted_workloads_total), admitted
+ * again at 31, and observes nothing.
+ */
+static void pods_ready_waits(void)
+{
+    static const char *const lines[] = {
+        "kueue_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"10\"} 0",
+        "kueue_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"20\"} 1",
+        "kueue_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"40\"} 1",
+        "kueue_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"80\"} 2",
+        "kueue_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"+Inf\"} 2",
+        "kueue_ready_wait_time_seconds_sum{cluster_queue=\"rq\"} 70.000",
+        "kueue_ready_wait_time_seconds_count{cluster_queue=\"rq\"} 2",
+        "kueue_admitted_until_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"10\"} 0",
+        "kueue_admitted_until_ready_wait_time_seconds_bucket{cluster_queue=\"rq\",le=\"20\"} 2",
+        "kueue_admitted_until_ready_wait_time_seconds_sum{cluster_queue=\"rq\"} 40.000",
+        "kueue_admitted_until_ready_wait_time_seconds_count{cluster_queue=\"rq\"} 2",
+        "kueue_evicted_workloads_total{cluster_queue=\"sq\",reason=\"PodsReadyTimeout\"} 1",
+        "kueue_local_queue_ready_wait_time_seconds_sum{name=\"r\",namespace=\"default\"} 70.000",
+        "kueue_local_queue_admitted_until_ready_wait_time_seconds_count{name=\"r\","
+        "namespace=\"default\"} 2",
+        "kueue_local_queue_evicted_workloads_total{name=\"s\",namespace=\"default\","
+        "reason=\"PodsReadyTimeout\"} 1",
+    };
+    gq_run_options ro = GQ_RUN_OPTIONS_INIT;
+    struct fixture fx;
+    gq_error err = {0, ""};
+    char *text = NULL;
+
+    memset(&fx, 0, sizeof(fx));
+    snprintf(fx.dir, sizeof(fx.dir), "/tmp/gq-metrics-XXXXXX");
+    if (!mkdtemp(fx.dir))
+        return;
+    snprintf(fx.path, sizeof(fx.path), "%s/gpuq.db", fx.dir);
+    CHECKF(gq_db_open(&fx.db, fx.path, NULL, &err) == GQ_OK, "%s", err.msg);
+    if (!fx.db)
+        goto out;
+    CHECKF(gq_apply_buffer(fx.db, pods_ready_queues, strlen(pods_ready_queues), "pods-ready",
+                           NULL, NULL, NULL, &err) == GQ_OK,
+           "%s", err.msg);
+    provider(&fx, "INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) "
+                  "VALUES (1, 1767225600000, 1767225600000, 0)");
+    pods_ready_submit(fx.db, "r1", "r");
+    pods_ready_submit(fx.db, "r2", "r");
+    pods_ready_submit(fx.db, "s1", "s");
+    ro.for_ms = 60 * 1000;
+    CHECKF(gq_run(fx.db, &ro, NULL, NULL, NULL, &err) == GQ_OK, "%s", err.msg);
+    text = scrape(fx.db, true, lines, NLINES(lines));
+    /* s1's pods were never ready: no observation in sq. */
+    CHECK(text && !strstr(text, "kueue_ready_wait_time_seconds_count{cluster_queue=\"sq\""));
+    CHECK(text && !strstr(text, "kueue_admitted_until_ready_wait_time_seconds_count{"
+                                "cluster_queue=\"sq\""));
+out:
+    gq_free(text);
+    teardown(&fx);
+}
+
 /* ------------------------------------------------------------- pending */
 
 /* The positions gq_workload_list gives (what `gpuq list` prints), by workload. */
@@ -582,6 +722,7 @@ int main(void)
     TEST_RUN(metrics_after_drain);
     TEST_RUN(local_queue_metrics);
     TEST_RUN(admission_checks_wait);
+    TEST_RUN(pods_ready_waits);
     TEST_RUN(pending_pages);
     TEST_RUN(pending_errors);
     TEST_RUN(empty_database);

@@ -124,10 +124,39 @@ static void rows_found(void)
     }
 }
 
+/* waitForPodsReady: each kind's PodsReady as Kueue's controller of the kind reads it. */
+static void ready_rules(void)
+{
+    static const struct {
+        const char *kind, *rule;
+    } v[] = {
+        {"Job", NULL}, /* read by count: status.ready + status.succeeded */
+        {"JobSet", GQ_INTEG_READY_REPLICATED_JOBS},
+        {"PyTorchJob", "Running"},
+        {"TFJob", "Running"},
+        {"MPIJob", "Running"},
+        {"RayCluster", "status.state=ready"},
+        {"RayJob", "status.rayClusterStatus.state=ready"},
+    };
+    struct gq_integration user = {"kubeflow.org", "MyJob", {"v1"}, "myjobs", "spec.suspend",
+                                  {{0}}, 0, NULL, NULL};
+    size_t i;
+
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        const char *got = gq__integration_ready(gq__integration_by_kind(v[i].kind, NULL));
+
+        CHECKF(v[i].rule ? got && !strcmp(got, v[i].rule) : !got, "%s: %s", v[i].kind,
+               got ? got : "(none)");
+    }
+    /* A user's kind, even in a group Kueue knows: none (ready once it runs). */
+    CHECK(gq__integration_ready(&user) == NULL);
+}
+
 int main(void)
 {
     TEST_RUN(expressions);
     TEST_RUN(syntax);
     TEST_RUN(rows_found);
+    TEST_RUN(ready_rules);
     return TEST_DONE();
 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "api.h"
+#include "engine.h"
 #include "error.h"
 #include "plain.h"
 #include "sort.h"
@@ -125,6 +126,7 @@ struct wl_walk {
     struct positions positions;    /* in the LocalQueue */
     struct positions cq_positions; /* in the ClusterQueue */
     int64_t now;                   /* the database's clock */
+    struct gq_wfpr wfpr;           /* the Configuration's waitForPodsReady */
     gq_error *err;                 /* the caller's, for the positions read on demand */
     int64_t limit;                 /* rows to hand to fn, a page; 0: every row */
     bool has_after;                /* the page starts after `after`, else at the first row */
@@ -135,6 +137,31 @@ struct wl_walk {
 };
 
 static int read_positions(struct wl_walk *walk, gq_error *err);
+
+/*
+ * waitForPodsReady: an admitted workload's PodsReady reason while its pods
+ * are not all ready (none yet is WaitForStart, as Kueue's job reconciler
+ * sets it at admission), and when PodsReadyTimeout is due, as the engine's
+ * timeout pass reckons it (gq__store_pods_ready_due); NULL when not waiting.
+ */
+static const char *pods_waiting(const struct wl_walk *walk, const struct gq_wl_row *r,
+                                int64_t *deadline)
+{
+    const char *reason = r->pods_ready_reason;
+
+    *deadline = 0;
+    if (!walk->wfpr.on || (r->parsed != GQ_WL_ADMITTED && r->parsed != GQ_WL_RUNNING))
+        return NULL;
+    if (!reason && r->parsed == GQ_WL_ADMITTED)
+        reason = "WaitForStart";
+    if (!reason || strcmp(reason, "Started") == 0 || strcmp(reason, "Recovered") == 0)
+        return NULL;
+    if (strcmp(reason, "WaitForRecovery") != 0)
+        *deadline = r->admitted_ms + walk->wfpr.timeout_ms;
+    else if (walk->wfpr.recovery_ms > 0)
+        *deadline = r->pods_ready_ms + walk->wfpr.recovery_ms;
+    return reason;
+}
 
 static int wl_row(const struct gq_wl_row *r, void *payload)
 {
@@ -185,8 +212,9 @@ static int wl_row(const struct gq_wl_row *r, void *payload)
         struct gq_plain p = {wl.namespace,    wl.name,        wl.state,
                              wl.message,      wl.cluster_queue, wl.position_cq,
                              wl.reserved_ms,  wl.started_ms,  wl.requeue_ms,
-                             walk->now};
+                             walk->now,     NULL,           0};
 
+        p.pods_ready = pods_waiting(walk, r, &p.pods_ready_deadline_ms);
         wl.where = gq__plain_status(where, sizeof(where), &p);
     }
     return walk->fn(&wl, walk->payload);
@@ -230,6 +258,8 @@ static int list_txn(struct gq_store *st, void *payload, gq_error *err)
     }
     walk->st = st;
     walk->err = err;
+    if ((rc = gq__engine_wfpr_load(st, &walk->wfpr, err)) != GQ_OK)
+        return rc;
     /* Positions are only shown for pending workloads: skip them when none can show. */
     walk->want_positions = q.select == GQ_WL_SELECT_NOT_CANCELLED ||
                            q.select == GQ_WL_SELECT_EVERY ||

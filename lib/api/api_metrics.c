@@ -193,7 +193,7 @@ static const struct family counts[] = {
     {"kueue_evicted_workloads_total",
      "counter",
      "The number of evicted workloads per 'cluster_queue' and 'reason' (Preempted, "
-     "AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
+     "PodsReadyTimeout, AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
      {"cluster_queue", "reason", NULL},
      GQ_METRIC_EVICTED},
 };
@@ -268,7 +268,7 @@ static const struct family lq_counts[] = {
     {"kueue_local_queue_evicted_workloads_total",
      "counter",
      "The number of evicted workloads per 'local_queue' and 'reason' (Preempted, "
-     "AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
+     "PodsReadyTimeout, AdmissionCheck, ClusterQueueStopped, LocalQueueStopped, Deactivated)",
      {"name", "namespace", "reason", NULL},
      GQ_METRIC_LQ_EVICTED},
 };
@@ -376,13 +376,14 @@ static void hist_observe(struct hist *h, int64_t ms)
 }
 
 /*
- * The three wait histograms of one grouping, per ClusterQueue or per
- * LocalQueue, filled in one pass over the events ordered by queue.
+ * The wait histograms of one grouping, per ClusterQueue or per LocalQueue,
+ * filled in one pass over the events ordered by queue.
  */
+#define NWAITS 5
 struct waits {
     bool by_lq;
     char key[2][256]; /* the queue in hand: ClusterQueue, or LocalQueue and namespace */
-    struct hist h[3]; /* quota reserved, admitted, admission checks */
+    struct hist h[NWAITS]; /* quota reserved, admitted, admission checks, ready, admitted-ready */
 };
 
 static void waits_flush(struct waits *w)
@@ -392,7 +393,7 @@ static void waits_flush(struct waits *w)
     const char *value[] = {w->key[0], w->key[1]};
     int k;
 
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < NWAITS; k++)
         hist_flush(&w->h[k], w->by_lq ? lq_label : cq_label, value, w->by_lq ? 2 : 1);
 }
 
@@ -401,6 +402,7 @@ static int wait_row(const struct gq_wait_row *r, void *payload)
     struct waits *w = payload;
     const char *k0 = w->by_lq ? r->local_queue : r->cluster_queue;
     const char *k1 = w->by_lq && r->namespace ? r->namespace : "";
+    int k;
 
     if (strcmp(k0, w->key[0]) != 0 || strcmp(k1, w->key[1]) != 0) {
         waits_flush(w);
@@ -413,14 +415,25 @@ static int wait_row(const struct gq_wait_row *r, void *payload)
         hist_observe(&w->h[1], r->wait_ms);
     if (r->checked)
         hist_observe(&w->h[2], r->checks_ms);
-    return w->h[0].out.failed || w->h[1].out.failed || w->h[2].out.failed ? GQ_ENOMEM : 0;
+    if (r->ready)
+        hist_observe(&w->h[3], r->wait_ms);
+    if (r->admitted_ready)
+        hist_observe(&w->h[4], r->admitted_ready_ms);
+    for (k = 0; k < NWAITS; k++)
+        if (w->h[k].out.failed)
+            return GQ_ENOMEM;
+    return 0;
 }
 
-/* Kueue's names and help, per ClusterQueue ([0]) and per LocalQueue ([1]). */
+/*
+ * Kueue's names and help, per ClusterQueue ([0]) and per LocalQueue ([1]);
+ * the last two are waitForPodsReady's, observed when PodsReady turns True,
+ * Started (its job reconciler), not on Recovered.
+ */
 static const struct {
     const char *name[2];
     const char *help;
-} wait_families[3] = {
+} wait_families[NWAITS] = {
     {{"kueue_quota_reserved_wait_time_seconds", "kueue_local_queue_quota_reserved_wait_time_seconds"},
      "The time between a workload was created or requeued until it got quota reservation, per "},
     {{"kueue_admission_wait_time_seconds", "kueue_local_queue_admission_wait_time_seconds"},
@@ -428,6 +441,11 @@ static const struct {
     {{"kueue_admission_checks_wait_time_seconds",
       "kueue_local_queue_admission_checks_wait_time_seconds"},
      "The time from when a workload got the quota reservation until admission, per "},
+    {{"kueue_ready_wait_time_seconds", "kueue_local_queue_ready_wait_time_seconds"},
+     "The time between a workload was created or requeued until ready, per "},
+    {{"kueue_admitted_until_ready_wait_time_seconds",
+      "kueue_local_queue_admitted_until_ready_wait_time_seconds"},
+     "The time between a workload was admitted until ready, per "},
 };
 
 static int emit_histograms(struct gq_store *st, struct metrics *m, bool by_lq, gq_error *err)
@@ -438,11 +456,11 @@ static int emit_histograms(struct gq_store *st, struct metrics *m, bool by_lq, g
 
     memset(&w, 0, sizeof(w));
     w.by_lq = by_lq;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < NWAITS; k++)
         w.h[k].name = wait_families[k].name[by_lq];
     rc = gq__store_waits(st, by_lq, wait_row, &w, err);
     waits_flush(&w);
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < NWAITS; k++) {
         snprintf(help, sizeof(help), "%s'%s'", wait_families[k].help,
                  by_lq ? "local_queue" : "cluster_queue");
         family_header(&m->b, w.h[k].name, "histogram", help);

@@ -41,6 +41,7 @@ struct render {
     bool list;                /* a List of items, not one object */
     bool stop;                /* one object was asked for and has been written */
     gq_error *err;
+    int64_t now;              /* the database's clock, read once for every workload */
 };
 
 /* Returned by an item's callback to end the walk once the one object asked for is written. */
@@ -249,7 +250,8 @@ static int spec_row(const struct gq__render_workload *row, void *payload, gq_err
                                  row->evicted_reason, row->evicted_message, row->preempted_reason,
                                  row->evicted_ms,     row->evictions,       row->has_duration,
                                  row->duration_ms,    row->pods_ready_reason, row->pods_ready_ms,
-                                 row->requeue_count,  row->requeue_ms};
+                                 row->requeue_count,  row->requeue_ms,
+                                 w->r->now};
 
     (void)err;
     return begun(w->r, gq__mf_workload_begin(w->r->p, w->wl, &mf, &w->it), w->wl->name);
@@ -402,6 +404,7 @@ static int render_open(struct render *r,
     r->db = db;
     r->list = list;
     r->err = err;
+    r->now = gq__store_now(db->st);
     return gq__mf_printer_new(&r->p, format, list, fn, payload, flavor_spec, r, err);
 }
 

@@ -89,6 +89,36 @@ const struct gq_integration *gq__integration_builtin(size_t i)
     return i < NBUILTIN ? &builtin[i] : NULL;
 }
 
+/*
+ * Kueue's PodsReady per kind (pkg/controller/jobs, each kind's controller):
+ * JobSet's replicated jobs' ready + succeeded against their replicas; a
+ * Kubeflow job (and an MPIJob) once its Running condition is True; a
+ * RayCluster once its state is ready, a RayJob once its cluster's is.
+ */
+static const struct {
+    const char *group, *kind, *rule;
+} ready_rules[] = {
+    {"jobset.x-k8s.io", "JobSet", GQ_INTEG_READY_REPLICATED_JOBS},
+    {"kubeflow.org", NULL, "Running"},
+    {"ray.io", "RayCluster", "status.state=ready"},
+    {"ray.io", "RayJob", "status.rayClusterStatus.state=ready"},
+};
+
+const char *gq__integration_ready(const struct gq_integration *row)
+{
+    size_t i, b;
+
+    for (b = 0; b < NBUILTIN && row != &builtin[b]; b++)
+        ;
+    if (b == NBUILTIN)
+        return NULL; /* a user's row */
+    for (i = 0; i < sizeof(ready_rules) / sizeof(ready_rules[0]); i++)
+        if (!strcmp(ready_rules[i].group, row->group) &&
+            (!ready_rules[i].kind || !strcmp(ready_rules[i].kind, row->kind)))
+            return ready_rules[i].rule;
+    return NULL;
+}
+
 const struct gq_integration *gq__integration_find(const char *group, const char *kind,
                                                   const struct gq_integrations *user)
 {

@@ -105,6 +105,18 @@ const struct gq_integration *gq__integration_by_kind(const char *kind,
 const struct gq_integration *gq__integration_builtin(size_t i);
 
 /*
+ * waitForPodsReady in cluster mode: when a kind's pods are all ready, as the
+ * kind's Kueue controller says (its PodsReady): "A|B", a condition type True
+ * in status.conditions, or "PATH=V", a field's value, as in `finished`; or
+ * GQ_INTEG_READY_REPLICATED_JOBS, JobSet's sum of its replicated jobs' ready
+ * and succeeded Jobs reaching the sum of their replicas. NULL: no rule known
+ * (a batch/v1 Job's is status.ready, read by count; a user's kind, ready
+ * once it runs).
+ */
+#define GQ_INTEG_READY_REPLICATED_JOBS "#replicatedJobs"
+const char *gq__integration_ready(const struct gq_integration *row);
+
+/*
  * The next item of a list separated by sep ("Master,Worker", "Complete|Failed",
  * "K8sJobMode|": its last item is empty) into buf, cut to size; *list moves
  * past it, to NULL after the last. False once the list is done.

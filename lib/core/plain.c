@@ -47,6 +47,31 @@ static const char *why(const char *message)
     return message;
 }
 
+/*
+ * Admitted, its pods not all ready (Kueue's PodsReady False, with the job
+ * reconciler's reason and message), and when PodsReadyTimeout evicts it.
+ */
+static void pods_waiting(char *buf, size_t size, enum gq_wl_state s, const struct gq_plain *p)
+{
+    bool recovery = strcmp(p->pods_ready, "WaitForRecovery") == 0;
+    char at[GQ_RFC3339_BUFSIZE], d[GQ_DURATION_BUFSIZE], when[128];
+    int64_t due = p->pods_ready_deadline_ms;
+
+    if (!due)
+        snprintf(when, sizeof(when), "no recoveryTimeout: no PodsReadyTimeout");
+    else if (due > p->now_ms)
+        snprintf(when, sizeof(when), "PodsReadyTimeout at %s (in %s)", gq__rfc3339(at, due),
+                 span(d, due - p->now_ms));
+    else
+        snprintf(when, sizeof(when), "PodsReadyTimeout due since %s (%s ago)",
+                 gq__rfc3339(at, due), span(d, p->now_ms - due));
+    snprintf(buf, size, "%s: waiting for its pods to %s (PodsReady False, %s: %s); %s",
+             gq__wl_state_name(s), recovery ? "recover" : "be ready", p->pods_ready,
+             recovery ? "At least one pod has failed, waiting for recovery"
+                      : "Not all pods are ready or succeeded",
+             when);
+}
+
 const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
 {
     char at[32], d[GQ_DURATION_BUFSIZE];
@@ -93,6 +118,8 @@ const char *gq__plain_status(char *buf, size_t size, const struct gq_plain *p)
                  m ? m : gq__wl_state_name(s), p->name ? p->name : "NAME",
                  p->namespace && strcmp(p->namespace, "default") ? " -n " : "",
                  p->namespace && strcmp(p->namespace, "default") ? p->namespace : "");
+    } else if ((s == GQ_WL_ADMITTED || s == GQ_WL_RUNNING) && p->pods_ready) {
+        pods_waiting(buf, size, s, p);
     } else if (s == GQ_WL_RUNNING && p->started_ms && p->now_ms >= p->started_ms) {
         snprintf(buf, size, "running for %s", span(d, p->now_ms - p->started_ms));
     } else if (s == GQ_WL_ADMITTED) {

@@ -5,8 +5,9 @@
  * blockAdmission); this file reads the setting and records what the
  * backends see of their pods: the simulated cluster (run.c) when a
  * workload's pods are all ready, cluster mode (sync_jobs.c) from a Job's
- * status.ready. With waitForPodsReady off nothing is recorded, so that a
- * workload shows no PodsReady condition, as in Kueue.
+ * status.ready, or another kind's status as Kueue's controller of the kind
+ * reads it (gq__integration_ready). With waitForPodsReady off nothing is
+ * recorded, so that a workload shows no PodsReady condition, as in Kueue.
  */
 #include <string.h>
 

@@ -44,30 +44,37 @@ struct job_view {
 };
 
 /*
- * Whether the job is over, by its row's rule: "A|B" are condition types
- * (True in status.conditions), "PATH=A|B" values of a field; the last
- * alternative is failure.
+ * Whether obj shows a rule of the integration table: "A|B" are condition
+ * types (True in status.conditions), "PATH=A|B" values of a field. *last
+ * says whether the alternative met is the last one.
  */
-static void finished(const struct gq_integration *row, json_object *obj, bool *done, bool *failed)
+static bool shows(const char *rule, json_object *obj, bool *last)
 {
-    const char *rule = row->finished, *eq, *have = NULL;
+    const char *eq, *have = NULL;
     char path[256], word[64];
 
-    *done = *failed = false;
+    *last = false;
     if (!rule)
-        return;
+        return false;
     if ((eq = strchr(rule, '=')) != NULL) {
         snprintf(path, sizeof(path), "%.*s", (int)(eq - rule), rule);
         if (!(have = gq__js_str(obj, path)))
-            return;
+            return false;
         rule = eq + 1;
     }
     while (gq__integration_next(&rule, '|', word, sizeof(word)))
         if (have ? strcmp(have, word) == 0 : gq__js_condition(obj, word)) {
-            *done = true;
-            *failed = !rule; /* the last alternative */
-            return;
+            *last = !rule;
+            return true;
         }
+    return false;
+}
+
+/* Whether the job is over, by its row's rule; the last alternative is failure. */
+static void finished(const struct gq_integration *row, json_object *obj, bool *done, bool *failed)
+{
+    *done = shows(row->finished, obj, failed);
+    *failed = *done && *failed;
 }
 
 static void view(const struct gq_integration *row, json_object *obj, struct job_view *v)
@@ -209,12 +216,47 @@ static int close_replaced(struct gq_sync *s, const struct job_view *v, gq_error 
     return close_workload(s, &r, v->ns, GQ_WL_CANCELLED, "JobReplaced", msg, err);
 }
 
+/* The sum of field (def when absent) over the array at path. */
+static int64_t sum_of(json_object *obj, const char *path, const char *field, int64_t def)
+{
+    json_object *a = gq__js_get(obj, path), *f;
+    size_t i, n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    int64_t sum = 0;
+
+    for (i = 0; i < n; i++)
+        sum += json_object_object_get_ex(json_object_array_get_idx(a, i), field, &f)
+                   ? json_object_get_int64(f)
+                   : def;
+    return sum;
+}
+
+/*
+ * Whether a job's pods are all ready, as its kind's Kueue controller says
+ * (gq__integration_ready): a JobSet's replicated jobs, ready or succeeded,
+ * as many as their replicas (JobSet.PodsReady); another kind by its
+ * condition or field. A kind with no rule: once it runs.
+ */
+static bool kind_ready(const struct job_view *v)
+{
+    const char *rule = gq__integration_ready(v->row);
+    bool last;
+
+    if (!rule)
+        return true;
+    if (strcmp(rule, GQ_INTEG_READY_REPLICATED_JOBS) == 0)
+        return sum_of(v->obj, "status.replicatedJobsStatus", "ready", 0) +
+                   sum_of(v->obj, "status.replicatedJobsStatus", "succeeded", 0) ==
+               sum_of(v->obj, "spec.replicatedJobs", "replicas", 1);
+    return shows(rule, v->obj, &last);
+}
+
 /*
  * waitForPodsReady: the PodsReady condition of an admitted workload from its
  * job. A batch/v1 Job's pods are ready when status.ready (pods with the
  * Ready condition) and status.succeeded reach the count admitted (Kueue's
- * Job.PodsReady); a job of another kind once it runs (its pods' readiness
- * is not read). The timeout itself is the scheduling cycle's.
+ * Job.PodsReady); a job of another kind by its status, as Kueue's
+ * controller of that kind reads it (kind_ready). The timeout itself is the
+ * scheduling cycle's.
  */
 static int pods_ready(struct gq_sync *s, const struct job_view *v, const struct gq_sync_record *r,
                       gq_error *err)
@@ -233,6 +275,8 @@ static int pods_ready(struct gq_sync *s, const struct job_view *v, const struct 
         ready = json_object_get_int64(gq__js_get(v->obj, "status.ready")) +
                     json_object_get_int64(gq__js_get(v->obj, "status.succeeded")) >=
                 r->pods;
+    else if (ready)
+        ready = kind_ready(v);
     rc = gq__store_pods_ready(s->st, r->id, ready, gq__store_now(s->st), &changed, err);
     if (rc == GQ_OK && changed) {
         s->changes++;

@@ -127,6 +127,7 @@ struct gq__mf_workload {
     const char *pods_ready_reason; /* NULL: no PodsReady condition */
     int64_t pods_ready_ms;
     int64_t requeue_count, requeue_ms; /* status.requeueState; 0: none */
+    int64_t now_ms; /* the database's clock: whether the backoff is over */
 };
 
 /* One admission check of a workload. */

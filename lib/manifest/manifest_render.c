@@ -910,8 +910,38 @@ static void wl_eviction(json_object *status, const gq_workload_info *wl,
 }
 
 /*
+ * The Requeued condition Kueue leaves after a PodsReady timeout: the job
+ * reconciler sets it False with the eviction's reason and message
+ * (reconciler.go, "handle eviction"); the workload reconciler sets it True,
+ * BackoffFinished, once requeueAt has passed (workload_controller.go), and
+ * it stays so through the next admission. A deactivation past
+ * backoffLimitCount leaves it False with the deactivation's reason.
+ */
+static void wl_requeued(json_object *status, const gq_workload_info *wl,
+                        const struct gq__mf_workload *row, bool backing_off)
+{
+    const char *r = row->evicted_reason;
+    json_object *c;
+
+    if (!r)
+        return;
+    if (strcmp(r, "PodsReadyTimeout") == 0 && backing_off)
+        c = condition("Requeued", false, row->evicted_ms, r, row->evicted_message);
+    else if (strcmp(r, "PodsReadyTimeout") == 0)
+        c = condition("Requeued", true, row->requeue_ms > 0 ? row->requeue_ms : row->evicted_ms,
+                      "BackoffFinished", "The workload backoff was finished");
+    else if (strcmp(r, "DeactivatedDueToRequeuingLimitExceeded") == 0 &&
+             state_bit(wl->state) == 1u << GQ_WL_DEACTIVATED)
+        c = condition("Requeued", false, row->evicted_ms, r, row->evicted_message);
+    else
+        return;
+    json_object_array_add(child(status, "conditions", json_type_array), c);
+}
+
+/*
  * waitForPodsReady: the PodsReady condition (Kueue's job reconciler's
- * reasons and messages) and status.requeueState {count, requeueAt}.
+ * reasons and messages), Requeued, and status.requeueState {count,
+ * requeueAt}, requeueAt cleared when the backoff is over.
  */
 static void wl_pods_ready(json_object *status, const gq_workload_info *wl,
                           const struct gq__mf_workload *row)
@@ -919,7 +949,8 @@ static void wl_pods_ready(json_object *status, const gq_workload_info *wl,
     const char *r = row->pods_ready_reason, *msg = "Not all pods are ready or succeeded";
     bool ready = r && (strcmp(r, "Started") == 0 || strcmp(r, "Recovered") == 0);
     json_object *rs;
-    bool pending = state_bit(wl->state) == 1u << GQ_WL_PENDING;
+    bool backing_off = state_bit(wl->state) == 1u << GQ_WL_PENDING &&
+                       row->requeue_ms > row->now_ms;
 
     if (r) {
         if (ready)
@@ -929,11 +960,12 @@ static void wl_pods_ready(json_object *status, const gq_workload_info *wl,
         json_object_array_add(child(status, "conditions", json_type_array),
                               condition("PodsReady", ready, row->pods_ready_ms, r, msg));
     }
-    if (row->requeue_count > 0 || (row->requeue_ms > 0 && pending)) {
+    wl_requeued(status, wl, row, backing_off);
+    if (row->requeue_count > 0 || backing_off) {
         rs = child(status, "requeueState", json_type_object);
         if (row->requeue_count > 0)
             add_int(rs, "count", row->requeue_count);
-        if (row->requeue_ms > 0 && pending) /* cleared once the backoff is over */
+        if (backing_off) /* cleared once the backoff is over */
             add_time(rs, "requeueAt", row->requeue_ms);
     }
 }

@@ -335,6 +335,28 @@ static const char *pods_ready_next(const char *old, bool ready)
     return was_true || recovering ? "WaitForRecovery" : "WaitForStart";
 }
 
+/*
+ * The event of PodsReady turning True, Started: the moment Kueue's job
+ * reconciler observes ready_wait_time_seconds and
+ * admitted_until_ready_wait_time_seconds (not on Recovered), kept so that
+ * the metrics' histograms are counted from the events as the others are.
+ * It has no states: it is no state change.
+ */
+static int started_event(struct gq_store *st, int64_t id, int64_t now_ms, gq_error *err)
+{
+    static const char ins[] =
+        "INSERT INTO events(at, kind, namespace, name, uid, type, reason, message) "
+        "SELECT ?2, 'Workload', namespace, name, uid, 'Normal', 'PodsReady', "
+        "'All pods reached readiness and the workload is running' FROM workloads WHERE id = ?1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, ins, err);
+
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    sqlite3_bind_int64(stmt, 1, id);
+    sqlite3_bind_int64(stmt, 2, now_ms);
+    return gq__store_step_done(st, stmt, err);
+}
+
 int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t now_ms,
                          bool *changed, gq_error *err)
 {
@@ -377,7 +399,9 @@ int gq__store_pods_ready(struct gq_store *st, int64_t id, bool ready, int64_t no
     gq__bind_text(stmt, 2, next);
     sqlite3_bind_int64(stmt, 3, now_ms);
     sqlite3_bind_int(stmt, 4, flips);
-    return gq__store_step_done(st, stmt, err);
+    if ((rc = gq__store_step_done(st, stmt, err)) != GQ_OK || strcmp(next, "Started") != 0)
+        return rc;
+    return started_event(st, id, now_ms, err);
 }
 
 int gq__store_pods_ready_running(struct gq_store *st, gq_error *err)

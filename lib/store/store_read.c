@@ -793,7 +793,7 @@ int gq__store_provreq_conditions(struct gq_store *st, const char *status, gq__co
     "coalesce(w.cluster_queue, lq.cluster_queue), w.state, w.reason, w.message, "                  \
     "w.priority_class, w.priority, w.pods, w.gpus, w.requeue_at, w.created_at, w.admitted_at, "    \
     "w.finished_at, w.id, w.started_at, w.reserved_at, w.podset_counts, w.job_api_version, "       \
-    "w.cluster_name FROM workloads w "                                                             \
+    "w.cluster_name, w.pods_ready_reason, w.pods_ready_at FROM workloads w "                       \
     "LEFT JOIN local_queues lq ON lq.namespace = w.namespace AND lq.name = w.local_queue "         \
     "WHERE (?1 IS NULL OR w.namespace = ?1) AND (?3 IS NULL OR w.local_queue = ?3) "               \
     "AND (?4 IS NULL OR coalesce(w.cluster_queue, lq.cluster_queue) = ?4) "                        \
@@ -856,6 +856,8 @@ static int wl_row(sqlite3_stmt *s, void *payload)
     w.podset_counts = col_typed_text(s, 21);
     w.job_api_version = col_typed_text(s, 22);
     w.cluster_name = col_typed_text(s, 23);
+    w.pods_ready_reason = col_typed_text(s, 24);
+    w.pods_ready_ms = col_int(s, 25);
     return walk->fn(&w, walk->payload);
 }
 
@@ -1525,6 +1527,9 @@ static int wait_row(sqlite3_stmt *s, void *payload)
     w.checked = sqlite3_column_type(s, 6) != SQLITE_NULL;
     w.wait_ms = col_num(s, 5);
     w.checks_ms = w.checked ? col_num(s, 6) : 0;
+    w.ready = sqlite3_column_int(s, 7) != 0;
+    w.admitted_ready = w.ready && sqlite3_column_type(s, 8) != SQLITE_NULL;
+    w.admitted_ready_ms = w.admitted_ready ? col_num(s, 8) : 0;
     return walk->fn(&w, walk->payload);
 }
 
@@ -1533,22 +1538,28 @@ static int wait_row(sqlite3_stmt *s, void *payload)
     "(SELECT max(p.at) FROM events p WHERE p.uid = e.uid AND p.kind = 'Workload' AND " cond        \
     " AND p.id < e.id)"
 
+#define READY_EVENT "e.reason = 'PodsReady'"
+
 /*
  * Each quota reservation and each admission, with the time since the
  * workload last became pending (created, evicted and requeued, or
  * reactivated): Kueue's "created or requeued"; and for an admission that
  * waited for admission checks (from reserved), the time since its quota
- * reservation. One indexed lookup per event (events_object): a third of the
- * cost of a window over all the events. by: the grouping the rows come in.
+ * reservation; and each PodsReady turning True, Started (waitForPodsReady)
+ * with the same time and the time since its admission. One indexed lookup
+ * per event (events_object): a third of the cost of a window over all the
+ * events. by: the grouping the rows come in.
  */
 #define WAITS_SQL(where, by)                                                                       \
     "SELECT w.cluster_queue, w.namespace, w.local_queue, " RESERVED_EVENT ", " ADMITTED_EVENT ", "  \
     "e.at - " LAST_BEFORE("p.to_state = " GQ_SQL_STATE(pending)) " AS wait, "                      \
     "CASE WHEN e.to_state = " GQ_SQL_STATE(admitted) " AND e.from_state = "                        \
-    GQ_SQL_STATE(reserved) " THEN e.at - " LAST_BEFORE("p.reason = 'QuotaReserved'") " END "      \
+    GQ_SQL_STATE(reserved) " THEN e.at - " LAST_BEFORE("p.reason = 'QuotaReserved'") " END, "     \
+    READY_EVENT ", CASE WHEN " READY_EVENT " THEN e.at - "                                        \
+    LAST_BEFORE("p.to_state = " GQ_SQL_STATE(admitted)) " END "                                   \
     "FROM events e JOIN workloads w ON w.uid = e.uid WHERE e.kind = 'Workload' "                   \
-    "AND (" RESERVED_EVENT " OR (" ADMITTED_EVENT ")) AND " where " AND wait IS NOT NULL "         \
-    "ORDER BY " by
+    "AND (" RESERVED_EVENT " OR (" ADMITTED_EVENT ") OR " READY_EVENT ") AND " where              \
+    " AND wait IS NOT NULL ORDER BY " by
 
 int gq__store_waits(struct gq_store *st, bool by_local_queue, gq__wait_fn fn, void *payload,
                     gq_error *err)

@@ -265,6 +265,8 @@ struct gq_wl_row {
     const char *podset_counts;   /* "launcher:1,worker:2"; NULL in a row older than 0014 */
     const char *job_api_version; /* NULL: batch/v1 Job or Workload */
     const char *cluster_name;    /* the MultiKueue worker that admitted it (0018); NULL */
+    const char *pods_ready_reason; /* its PodsReady condition's reason (0015); NULL: none */
+    int64_t pods_ready_ms;         /* and that condition's lastTransitionTime; 0 */
 };
 typedef int (*gq__wl_row_fn)(const struct gq_wl_row *w, void *payload);
 
@@ -368,6 +370,9 @@ struct gq_wait_row {
     bool checked;  /* an admission after admission checks: checks_ms is set */
     int64_t wait_ms;
     int64_t checks_ms;
+    bool ready;          /* PodsReady turned True, Started (waitForPodsReady): wait_ms is set */
+    bool admitted_ready; /* and admitted_ready_ms, the time since its admission */
+    int64_t admitted_ready_ms;
 };
 typedef int (*gq__wait_fn)(const struct gq_wait_row *w, void *payload);
 

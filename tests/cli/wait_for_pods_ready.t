@@ -26,13 +26,15 @@ $ gpuq run --for 5m | sed -E 's/-[0-9a-f]{5}$/-HASH/; s/in [0-9.]+ s/in N s/'
 > +2m7s      job default/stuck deactivated: The workload is deactivated due to exceeding the maximum number of re-queuing retries
 > 2m7s simulated in N s: 4 admitted, 0 started, 0 finished, 4 evicted, 0 provisioning requests
 # Deactivated: spec.active false, Evicted with the limit's reason, PodsReady
-# back to WaitForStart, and requeueState cleared (as Kueue's deactivation does).
+# back to WaitForStart, and requeueState cleared (as Kueue's deactivation does);
+# Requeued False with the deactivation's reason (the job reconciler's).
 $ printf '%s\n' 'import json, sys' 'w = json.load(sys.stdin)["items"][0]' 'print("active", w["spec"].get("active"), "requeueState", w["status"].get("requeueState"))' 'for c in w["status"]["conditions"]: print(c["type"], c["status"], c["reason"], c["message"])' > $TMP/conds.py
 $ gpuq get workloads -o json | python3 $TMP/conds.py
 > active False requeueState None
 > QuotaReserved False Pending 
 > Evicted True DeactivatedDueToRequeuingLimitExceeded The workload is deactivated due to exceeding the maximum number of re-queuing retries
 > PodsReady False WaitForStart Not all pods are ready or succeeded
+> Requeued False DeactivatedDueToRequeuingLimitExceeded The workload is deactivated due to exceeding the maximum number of re-queuing retries
 $ gpuq describe workload stuck | grep -E '^(State|Reason|Last Eviction|Pods Ready):'
 > State:             deactivated
 > Reason:            DeactivatedDueToRequeuingLimitExceeded
@@ -41,7 +43,8 @@ $ gpuq describe workload stuck | grep -E '^(State|Reason|Last Eviction|Pods Read
 $ python3 -c 'import os,sqlite3; c=sqlite3.connect(os.environ["GPUQ_DB"]); print([r for r in c.execute("SELECT reason, count(*) FROM events WHERE kind = \"Workload\" AND reason <> \"Submitted\" GROUP BY reason ORDER BY reason")])'
 > [('DeactivatedDueToRequeuingLimitExceeded', 1), ('PodsReadyTimeout', 3), ('QuotaReserved', 4)]
 # Mid-way, on a fresh database: after the first timeout and requeue the
-# workload is admitted again, PodsReady False, requeueState.count 1.
+# workload is admitted again, PodsReady False, requeueState.count 1, and
+# Requeued True BackoffFinished (set when the backoff ended, kept since).
 $ GPUQ_DB=$TMP/mid.db gpuq apply -f $DATA/pods-ready/stuck.yaml > /dev/null
 $ GPUQ_DB=$TMP/mid.db gpuq submit --queue lq --name stuck --gpus 8 --duration 10m > /dev/null
 $ GPUQ_DB=$TMP/mid.db gpuq run -q --for 45s | sed -E 's/in [0-9.]+ s/in N s/'
@@ -51,6 +54,7 @@ $ GPUQ_DB=$TMP/mid.db gpuq get workloads -o json | python3 $TMP/conds.py
 > QuotaReserved True QuotaReserved Quota reserved in ClusterQueue cq
 > Admitted True Admitted The workload is admitted
 > PodsReady False WaitForStart Not all pods are ready or succeeded
+> Requeued True BackoffFinished The workload backoff was finished
 $ GPUQ_DB=$TMP/mid.db gpuq describe workload stuck | grep -E '^(State|Last Eviction|Eviction Message|Requeue Count):' | sed -E 's/-[0-9a-f]{5}$/-HASH/'
 > State:             admitted
 > Last Eviction:     PodsReadyTimeout (1 in all)

@@ -10,6 +10,11 @@ the test sets status.ready as the Job controller would.
 - block: with blockAdmission, a second Job with quota to spare waits (WaitingForPodsReady)
   until the first Job's pods are ready (PodsReady True, Started); then, its pods unready again,
   the first waits for recovery (WaitForRecovery) and is evicted after recoveryTimeout.
+- kinds: a JobSet's pods are ready as Kueue's JobSet.PodsReady reads them: its replicated
+  jobs' status ready + succeeded reaching the sum of their replicas. One with two of its three
+  replicated Jobs ready is evicted after `timeout` (PodsReadyTimeout) and suspended again; one
+  with all three ready is Started, its list line no longer waiting for its pods. A PyTorchJob
+  waits until its Running condition is True (Kueue's KubeflowJob.PodsReady).
 Deadlines are generous: only virtual waits of a few seconds are asked for, and a slow machine
 only makes the test slower. Each case runs its own gpuqd and database."""
 import os
@@ -62,6 +67,75 @@ waitForPodsReady:
   recoveryTimeout: 3s
   blockAdmission: true
 """
+
+
+JOBSET = """apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  timeout: 30s
+  requeuingStrategy: {backoffBaseSeconds: 600}
+"""
+
+INTEG = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                      "compat", "integrations"))
+
+
+def jobset_yaml(name):
+    """Replicated jobs leader (1 Job) and workers (2 Jobs of 2 pods): 3 Jobs, 5 pods."""
+    return f"""apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: {name}
+  namespace: default
+  labels: {{kueue.x-k8s.io/queue-name: q}}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: leader
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+PYTORCHJOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: torch
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: q}
+spec:
+  runPolicy: {suspend: true}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def jobset_status(leader_ready, workers_ready):
+    """status.replicatedJobsStatus as the JobSet controller writes it (counts of Jobs)."""
+    def one(name, ready, replicas):
+        return {"name": name, "ready": ready, "succeeded": 0, "failed": 0,
+                "active": replicas, "suspended": 0}
+    return {"replicatedJobsStatus": [one("leader", leader_ready, 1),
+                                     one("workers", workers_ready, 2)]}
 
 
 def configure(e, db, text):
@@ -183,17 +257,84 @@ def case_block(e):
     e.cleanup()
 
 
+def kind_suspend(api, resource, name, value):
+    """The job once its suspend switch (spec.suspend, a Kubeflow job's spec.runPolicy.suspend)
+    is value."""
+    j = next((j for j in api.objects(resource, "default") if j["metadata"]["name"] == name), None)
+    spec = (j or {}).get("spec", {})
+    return j if spec.get("runPolicy", spec).get("suspend") is value else None
+
+
+def case_kinds(e):
+    api, c, db = e.api, e.c, os.path.join(e.d, "kinds.db")
+    configure(e, db, JOBSET)
+    g = Daemon(e.gpuq, api, db)
+    for resource, name, text in (("jobsets", "partial", jobset_yaml("partial")),
+                                 ("jobsets", "whole", jobset_yaml("whole")),
+                                 ("pytorchjobs", "torch", PYTORCHJOB)):
+        path = os.path.join(e.d, f"{name}.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        r = api.kubectl("apply", "-f", path)
+        c.check(r.returncode == 0, f"{name}: {r.stderr}")
+        wait_for(f"{name} released", lambda: kind_suspend(api, resource, name, False))
+    # Two of three replicated Jobs ready: not ready (a JobSet used to count as ready once it ran).
+    api.set_status("jobsets", "default", "partial", jobset_status(1, 1))
+    api.set_status("jobsets", "default", "whole", jobset_status(1, 2))
+    w = wait_wl(e, db, "whole", "whole Started",
+                lambda w: cond(w, "PodsReady").get("status") == "True")
+    c.check(cond(w, "PodsReady").get("reason") == "Started" and not cond(w, "Evicted"),
+            f"whole: Started, never evicted: {w['status'].get('conditions')}")
+    line = subprocess.run([e.gpuq, "--db", db, "list", "-o", "wide", "--no-headers"],
+                          capture_output=True, text=True, timeout=60).stdout
+    c.check("waiting for its pods" not in next((x for x in line.splitlines() if " whole " in x), "?"),
+            f"whole's list line no longer waits for its pods: {line}")
+    w = wl(e, db, "partial")
+    c.check(cond(w, "PodsReady").get("status") == "False" and
+            cond(w, "PodsReady").get("reason") == "WaitForStart",
+            f"partial: PodsReady False, WaitForStart: {cond(w, 'PodsReady')}")
+    c.check("waiting for its pods to be ready (PodsReady False, WaitForStart" in
+            next((x for x in line.splitlines() if " partial " in x), "?"),
+            f"partial's list line says it waits for its pods: {line}")
+    # The PyTorchJob runs, its Running condition not yet True: not ready until it is.
+    w = wl(e, db, "torch")
+    c.check(cond(w, "PodsReady").get("reason") == "WaitForStart",
+            f"torch: WaitForStart while not Running: {cond(w, 'PodsReady')}")
+    api.set_status("pytorchjobs", "default", "torch", {"conditions": [
+        {"type": "Created", "status": "True"}, {"type": "Running", "status": "True"}]})
+    w = wait_wl(e, db, "torch", "torch Started once Running",
+                lambda w: cond(w, "PodsReady").get("status") == "True")
+    c.check(cond(w, "PodsReady").get("reason") == "Started", f"torch: {cond(w, 'PodsReady')}")
+    w = wait_wl(e, db, "partial", "partial evicted after the timeout",
+                lambda w: cond(w, "Evicted").get("reason") == "PodsReadyTimeout", 300)
+    c.check(cond(w, "Requeued").get("status") == "False" and
+            cond(w, "Requeued").get("reason") == "PodsReadyTimeout",
+            f"partial: Requeued False, PodsReadyTimeout: {cond(w, 'Requeued')}")
+    wait_for("partial suspended again by gpuqd",
+             lambda: kind_suspend(api, "jobsets", "partial", True), timeout=300)
+    w = wl(e, db, "whole")
+    c.check(gq(w, "state") in ("admitted", "running") and not cond(w, "Evicted"),
+            f"whole still admitted: {gq(w, 'state')} {cond(w, 'Evicted')}")
+    g.stop()
+    for kind, name in (("jobset", "partial"), ("jobset", "whole"), ("pytorchjob", "torch")):
+        api.kubectl("delete", kind, name, "--wait=false")
+    wait_for("jobs deleted", lambda: not api.objects("jobsets", "default") and
+             not api.objects("pytorchjobs", "default"))
+
+
 def main():
     c = Checks()
     gpuq = binary()
     with tempfile.TemporaryDirectory(prefix="gpuq-podsready-") as d, \
-            FakeAPI(os.path.join(d, "api"), crds=cluster.CRDS) as api:
+            FakeAPI(os.path.join(d, "api"), crds=cluster.CRDS + [
+                os.path.join(INTEG, "jobset", "jobset.x-k8s.io_jobsets.yaml"),
+                os.path.join(INTEG, "kubeflow-training", "kubeflow.org_pytorchjobs.yaml")]) as api:
         path = os.path.join(d, "queues.yaml")
         with open(path, "w") as f:
             f.write(QUEUES)
         r = api.kubectl("apply", "-f", path)
         c.check(r.returncode == 0, f"queues: {r.stderr}")
-        cluster.run_cases(c, Env(c, gpuq, d, api), (case_unready, case_block))
+        cluster.run_cases(c, Env(c, gpuq, d, api), (case_unready, case_block, case_kinds))
     return c.done()
 
 

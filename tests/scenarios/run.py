@@ -116,6 +116,10 @@ def parse_expect_line(text, where):
             if not val.isdigit():
                 raise Malformed(f"{where}: count must be a number, got {tok!r}")
             exp["counts"][ps] = int(val)
+        elif key in ("podsready", "requeued"):
+            if val != "none" and val.partition("/")[0] not in ("True", "False"):
+                raise Malformed(f"{where}: want {key}=True/REASON, False/REASON or none, got {tok!r}")
+            exp["attrs"][key] = val
         elif key in ("cq", "reason", "evicted", "preempted"):
             exp["attrs"][key] = val
         else:
@@ -391,6 +395,13 @@ def check_one(e, w):
                        + (f" (it is {c.get('status')} {c.get('reason')!r})" if c else ""))
         elif c.get("reason") != a[key]:
             out.append(f"condition {ctype} reason {c.get('reason')!r}, want {a[key]!r}")
+    for ctype, key in (("PodsReady", "podsready"), ("Requeued", "requeued")):
+        if key not in a:
+            continue
+        c = wl_condition(w, ctype)
+        got = f"{c.get('status')}/{c.get('reason')}" if c else "none"
+        if got != a[key]:
+            out.append(f"condition {ctype} {got}, want {a[key]}")
     return out
 
 
