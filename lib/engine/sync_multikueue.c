@@ -10,7 +10,9 @@
  *    worker with that worker's credentials only. Its Active condition is
  *    what the last call found: Active, BadConfig (no Secret, no key, a
  *    kubeconfig that does not load) or ClientConnectionFailed (refused,
- *    401/403, unreachable), kept in the database (migration 0018);
+ *    401/403, unreachable), kept in the database (migration 0018) and
+ *    written to the MultiKueueCluster's status on the manager's API server
+ *    when it changes, as Kueue's updateStatus does;
  *  - a workload that reserved quota on the manager, with a Pending check of
  *    controller kueue.x-k8s.io/multikueue, is copied to every Active worker
  *    of the check's MultiKueueConfig (AllAtOnce): its Job, suspended, with
@@ -69,6 +71,9 @@ struct mk_cluster {
     bool seen;              /* still a MultiKueueCluster this turn */
     int active;             /* as stored: 1, 0, -1 unknown */
     char *reason;           /* as stored */
+    char *message;          /* as stored */
+    char *posted;           /* the Active condition the API server was last found to show */
+    int64_t post_mono;      /* monotonic ms before which a failed status write is not retried */
     int64_t inactive_since; /* store ms, as stored */
     int64_t retry_mono;     /* monotonic ms of the next connect attempt */
     json_object *jobs;      /* this turn's copies by "ns/name"; NULL: not listed this turn */
@@ -214,6 +219,8 @@ static void cluster_free(struct mk_cluster *c)
     free(c->name);
     free(c->spec);
     free(c->reason);
+    free(c->message);
+    free(c->posted);
 }
 
 static int cluster_row(const struct gq_mk_cluster_row *r, void *payload, gq_error *err)
@@ -235,6 +242,8 @@ static int cluster_row(const struct gq_mk_cluster_row *r, void *payload, gq_erro
     }
     free(c->reason);
     c->reason = r->reason ? gq__strdup(r->reason) : NULL;
+    free(c->message);
+    c->message = r->message ? gq__strdup(r->message) : NULL;
     c->seen = true;
     c->active = r->active;
     c->inactive_since = r->inactive_since;
@@ -281,7 +290,148 @@ static int set_active(struct gq_sync *s, struct mk_cluster *c, bool active, cons
     c->active = active ? 1 : 0;
     free(c->reason);
     c->reason = gq__strdup(reason);
+    free(c->message);
+    c->message = gq__strdup(message);
     return mk_write(s, (struct mk_write){W_ACTIVE, 0, 0, c->name, reason, message, active}, err);
+}
+
+/* ------------------------------------ the Active condition on the API server */
+
+/*
+ * Kueue writes the condition to the MultiKueueCluster's status
+ * (multikueuecluster.go, updateStatus), so `kubectl get multikueueclusters`
+ * shows it; so does the manager here, through its own client (the write
+ * gate: only the leader writes). The API server is read (one GET) only when
+ * the condition differs from what it was last found to show, and written
+ * (a merge patch of status carrying the resourceVersion read, so a
+ * concurrent change is a 409 and the next turn reads again) only when its
+ * Active condition differs in status, reason or message (Kueue's
+ * cmpConditionState); other conditions are kept, and so is
+ * lastTransitionTime while the status stays.
+ */
+
+static json_object *active_condition(json_object *obj)
+{
+    json_object *conds = gq__js_get(obj, "status.conditions");
+    size_t i, n = conds && json_object_is_type(conds, json_type_array)
+                      ? json_object_array_length(conds) : 0;
+
+    for (i = 0; i < n; i++) {
+        json_object *x = json_object_array_get_idx(conds, i);
+        const char *t = gq__js_str(x, "type");
+
+        if (t && !strcmp(t, "Active"))
+            return x;
+    }
+    return NULL;
+}
+
+static bool str_is(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+/* The new Active condition of c, for the object obj read from the API server. */
+static json_object *condition_new(struct gq_sync *s, const struct mk_cluster *c, json_object *obj,
+                                  json_object *old)
+{
+    const char *status = c->active ? "True" : "False";
+    json_object *cond = json_object_new_object(), *gen = gq__js_get(obj, "metadata.generation");
+    char when[GQ_RFC3339_BUFSIZE];
+    const char *since = old && str_is(gq__js_str(old, "status"), status)
+                            ? gq__js_str(old, "lastTransitionTime") : NULL;
+
+    json_object_object_add(cond, "type", json_object_new_string("Active"));
+    json_object_object_add(cond, "status", json_object_new_string(status));
+    json_object_object_add(cond, "reason", json_object_new_string(c->reason));
+    json_object_object_add(cond, "message", json_object_new_string(c->message ? c->message : ""));
+    json_object_object_add(cond, "observedGeneration",
+                           json_object_new_int64(gen ? json_object_get_int64(gen) : 0));
+    json_object_object_add(cond, "lastTransitionTime",
+                           json_object_new_string(since ? since
+                                                        : gq__rfc3339(when, gq__store_now(s->st))));
+    return cond;
+}
+
+/* The merge patch that puts cond in obj's conditions, the others kept, guarded by its RV. */
+static json_object *condition_patch(json_object *obj, json_object *cond)
+{
+    json_object *conds = gq__js_get(obj, "status.conditions"), *v = json_object_new_array(),
+                *patch = json_object_new_object(), *meta = json_object_new_object(),
+                *status = json_object_new_object();
+    size_t i, n = conds && json_object_is_type(conds, json_type_array)
+                      ? json_object_array_length(conds) : 0;
+
+    for (i = 0; i < n; i++) {
+        json_object *x = json_object_array_get_idx(conds, i);
+
+        if (!str_is(gq__js_str(x, "type"), "Active"))
+            json_object_array_add(v, json_object_get(x));
+    }
+    json_object_array_add(v, cond);
+    json_object_object_add(meta, "resourceVersion",
+                           json_object_new_string(gq__js_str(obj, "metadata.resourceVersion")
+                                                      ? gq__js_str(obj, "metadata.resourceVersion")
+                                                      : ""));
+    json_object_object_add(status, "conditions", v);
+    json_object_object_add(patch, "metadata", meta);
+    json_object_object_add(patch, "status", status);
+    return patch;
+}
+
+/* Write c's condition to obj's status; true once the API server shows it. */
+static bool condition_write(struct gq_sync *s, const struct mk_cluster *c, const char *path,
+                            json_object *obj)
+{
+    json_object *old = active_condition(obj), *patch;
+    struct gq_kube_resp r = {0};
+    char url[320], line[256];
+    gq_error e = {0};
+    bool ok;
+
+    if (old && str_is(gq__js_str(old, "status"), c->active ? "True" : "False") &&
+        str_is(gq__js_str(old, "reason"), c->reason) &&
+        str_is(gq__js_str(old, "message"), c->message ? c->message : ""))
+        return true;
+    patch = condition_patch(obj, condition_new(s, c, obj, old));
+    snprintf(url, sizeof(url), "%s/status", path);
+    ok = gq__kube_call(s->mk->local, "PATCH", url, "application/merge-patch+json",
+                       json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
+                       &e) == GQ_OK && r.status == 200;
+    json_object_put(patch);
+    if (!ok && e.code != GQ_ENOTLEADER) {
+        if (!e.code)
+            gq__kube_status_line(line, sizeof(line), &r);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, c->name,
+                     "status-write-failed", "%s", e.code ? e.msg : line);
+    }
+    gq__kube_resp_free(&r);
+    return ok;
+}
+
+/* c's Active condition onto its MultiKueueCluster's status, when the API server lacks it. */
+static void status_post(struct gq_sync *s, struct mk_cluster *c, int64_t now)
+{
+    struct gq_kube_resp r = {0};
+    char want[1024], path[320];
+    gq_error e = {0};
+    bool done = false;
+
+    if (c->active < 0 || !c->reason || now < c->post_mono)
+        return;
+    snprintf(want, sizeof(want), "%d\n%s\n%s", c->active, c->reason, c->message ? c->message : "");
+    if (c->posted && !strcmp(c->posted, want))
+        return;
+    snprintf(path, sizeof(path), "/apis/kueue.x-k8s.io/v1beta1/multikueueclusters/%s", c->name);
+    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK)
+        done = r.status == 404 || (r.status == 200 && condition_write(s, c, path, r.json));
+    gq__kube_resp_free(&r);
+    if (!done) {
+        c->post_mono = now + RECONNECT_MS; /* a 409, a refusal, no RBAC: again later */
+        return;
+    }
+    free(c->posted);
+    c->posted = gq__strdup(want);
 }
 
 /* The kubeconfig text of a Secret in gpuqd's namespace (key "kubeconfig"), or why not. */
@@ -408,7 +558,7 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
 {
     struct gq_mk *m = s->mk;
     int64_t now = gq__mono_us() / 1000;
-    char why[512];
+    char why[512], msg[560];
     size_t i;
     int rc = GQ_OK;
 
@@ -421,7 +571,8 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
             continue;
         if (!c->k && !cluster_connect(s, c, why, sizeof(why))) {
             c->retry_mono = now + RECONNECT_MS;
-            rc = set_active(s, c, false, "BadConfig", why, err);
+            snprintf(msg, sizeof(msg), "load client config failed: %s", why); /* Kueue's words */
+            rc = set_active(s, c, false, "BadConfig", msg, err);
             continue;
         }
         if (!cluster_list(s, c, why, sizeof(why))) {
@@ -432,6 +583,8 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
         }
         rc = set_active(s, c, true, "Active", "Connected", err);
     }
+    for (i = 0; rc == GQ_OK && i < m->n && !s->deposed; i++)
+        status_post(s, &m->v[i], now);
     return rc;
 }
 
