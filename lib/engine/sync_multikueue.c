@@ -35,6 +35,11 @@
  *    clusterName: its spec.managedBy is MultiKueue's) and its status is the
  *    winner's copy's, copied through the status subresource, so the Job
  *    finishes, and its workload with it, when the copy does;
+ *  - the Configuration's multiKueue is read each turn: origin (the origin
+ *    label's value, "multikueue"), workerLostTimeout (below), gcInterval
+ *    (every 1 min, copies with our origin whose manager Job is gone are
+ *    deleted: gc_turn) and dispatcherName: AllAtOnce (every worker of the
+ *    config) or Incremental (rounds of stepSize workers: mk_dispatch.h);
  *  - a winner's copy gone while its worker answers, or its worker inactive
  *    for longer than the Configuration's multiKueue.workerLostTimeout
  *    (15 min by default), puts the check in Retry (the engine evicts and
@@ -49,6 +54,7 @@
 #include "admit.h" /* gq__grow */
 #include "error.h"
 #include "manifest_kubeconfig.h"
+#include "mk_dispatch.h"
 #include "os.h"
 #include "state.h"
 #include "store.h"
@@ -58,8 +64,9 @@
 
 #define ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
 #define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
-#define DEFAULT_ORIGIN "multikueue"
-#define LOST_TIMEOUT_MS (15 * 60 * 1000) /* Kueue's workerLostTimeout default */
+#define DEFAULT_ORIGIN "multikueue"        /* Kueue's defaults of the Configuration's multiKueue */
+#define LOST_TIMEOUT_MS (15 * 60 * 1000) /* workerLostTimeout */
+#define GC_INTERVAL_MS (60 * 1000)       /* gcInterval */
 #define RECONNECT_MS 3000                /* a cluster that failed is tried again after this */
 #define MAX_WORKLOADS 512                /* per turn: the next turn takes the rest */
 
@@ -81,6 +88,21 @@ struct mk_cluster {
 
 struct mk_queued;
 
+/* The Configuration's multiKueue, read each turn (Kueue's defaults when it has none). */
+struct mk_settings {
+    int64_t lost_ms;  /* workerLostTimeout */
+    int64_t gc_ms;    /* gcInterval; 0: no garbage collection */
+    char origin[64];  /* origin: the origin label's value (a label value, <= 63) */
+    bool incremental; /* dispatcherName: Incremental, else AllAtOnce */
+    size_t step;      /* incrementalDispatcherConfig.stepSize */
+};
+
+/* A workload's Incremental dispatch rounds (Kueue keeps them in memory too). */
+struct mk_round {
+    int64_t id;
+    struct gq_mk_round r;
+};
+
 struct gq_mk {
     struct mk_cluster *v;
     size_t n, cap;
@@ -88,8 +110,13 @@ struct gq_mk {
     int64_t after;          /* the next turn's page starts after this workload id */
     json_object *jobs;      /* this turn's manager Jobs by "ns/name" (queued ones) */
     json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
+    bool jobs_listed;       /* jobs is this turn's list (else the list failed or was not made) */
     struct mk_queued *queue; /* writes to make in the turn's next transaction */
     size_t nqueue, capqueue;
+    struct mk_settings set;  /* this turn's */
+    int64_t gc_mono;         /* monotonic ms of the next garbage collection */
+    struct mk_round *rounds; /* Incremental's, by workload; forgotten once it holds no quota */
+    size_t nrounds, caprounds;
 };
 
 /* One workload's row and its live copies, owned. */
@@ -538,7 +565,7 @@ static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, siz
     bool ok = false;
 
     snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s%%3D%s", ORIGIN_LABEL,
-             DEFAULT_ORIGIN);
+             s->mk->set.origin);
     json_object_put(c->jobs);
     c->jobs = NULL;
     if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK) {
@@ -548,7 +575,6 @@ static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, siz
     } else {
         ok = true;
     }
-    (void)s;
     gq__kube_resp_free(&r);
     return ok;
 }
@@ -762,7 +788,7 @@ static int copy_delete(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w,
 }
 
 /* The manager's Job as the worker gets it: suspended, not managed by MultiKueue, ours. */
-static json_object *copy_body(const struct mk_wl *w, json_object *local)
+static json_object *copy_body(const struct mk_wl *w, json_object *local, const char *origin)
 {
     static const char *const drop_labels[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
                                               "job-name", "batch.kubernetes.io/job-name"};
@@ -779,7 +805,7 @@ static json_object *copy_body(const struct mk_wl *w, json_object *local)
         json_object_deep_copy(v, &labels, NULL);
     if (!labels)
         labels = json_object_new_object();
-    json_object_object_add(labels, ORIGIN_LABEL, json_object_new_string(DEFAULT_ORIGIN));
+    json_object_object_add(labels, ORIGIN_LABEL, json_object_new_string(origin));
     json_object_object_add(meta, "labels", labels);
     ann = NULL;
     if ((v = gq__js_get(local, "metadata.annotations")))
@@ -832,7 +858,7 @@ static void local_list(struct gq_sync *s)
     s->mk->jobs = NULL;
     snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s", GQ_SYNC_QUEUE_LABEL);
     if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200)
-        s->mk->jobs = by_name(r.json);
+        s->mk->jobs_listed = (s->mk->jobs = by_name(r.json)) != NULL;
     else
         gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, "jobs", "list-failed",
                      "%s", e.code ? e.msg : gq__kube_status_message(&r));
@@ -844,7 +870,7 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
                      gq_error *err)
 {
     struct gq_kube_resp r = {0};
-    json_object *body = copy_body(w, local);
+    json_object *body = copy_body(w, local, s->mk->set.origin);
     const char *uid = NULL;
     char path[512], line[256];
     gq_error e = {0};
@@ -916,9 +942,60 @@ static json_object *config_clusters(struct gq_sync *s, const char *name, gq_erro
     return gq__js_get(cfg, "spec.clusters");
 }
 
+/* w's dispatch rounds, made when it has none; NULL when out of memory. */
+static struct mk_round *round_of(struct gq_mk *m, const struct mk_wl *w)
+{
+    size_t i;
+
+    for (i = 0; i < m->nrounds; i++)
+        if (m->rounds[i].id == w->id)
+            return &m->rounds[i];
+    if (gq__grow(&m->rounds, &m->caprounds, m->nrounds, sizeof(*m->rounds)) < 0)
+        return NULL;
+    memset(&m->rounds[m->nrounds], 0, sizeof(*m->rounds));
+    m->rounds[m->nrounds].id = w->id;
+    return &m->rounds[m->nrounds++];
+}
+
+static void round_forget(struct gq_mk *m, const struct mk_wl *w)
+{
+    size_t i;
+
+    for (i = 0; i < m->nrounds; i++)
+        if (m->rounds[i].id == w->id) {
+            m->rounds[i] = m->rounds[--m->nrounds];
+            return;
+        }
+}
+
 /*
- * AllAtOnce: a copy planned for every Active worker of the config that has
- * none (its intent queued, sent once the intents are written: send_planned).
+ * How many of the config's n workers (from its start) w goes to now: all
+ * (AllAtOnce) or the Incremental dispatcher's rounds (mk_dispatch.h). A
+ * round first seen since start counts the workers the copies went to.
+ */
+static size_t nominated(struct gq_sync *s, struct mk_wl *w, json_object *clusters, size_t n)
+{
+    struct mk_round *rd;
+    size_t i, j;
+
+    if (!s->mk->set.incremental)
+        return n;
+    if (!(rd = round_of(s->mk, w)))
+        return 0; /* out of memory: next turn */
+    for (i = 0; !rd->r.started && i < n; i++)
+        for (j = 0; j < w->ncopies; j++)
+            if (w->copies[j].evictions == w->evictions &&
+                !strcmp(w->copies[j].cluster,
+                        json_object_get_string(json_object_array_get_idx(clusters, i))))
+                rd->r.nominated = i + 1;
+    return gq__mk_nominate(&rd->r, true, s->mk->set.step, n, w->evictions,
+                           gq__mono_us() / 1000);
+}
+
+/*
+ * A copy planned for every Active worker the dispatcher nominates (all of
+ * the config's with AllAtOnce) that has none (its intent queued, sent once
+ * the intents are written: send_planned).
  */
 static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
@@ -930,6 +1007,8 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
         return GQ_OK;
     clusters = config_clusters(s, w->config, err, &rc);
     n = clusters ? json_object_array_length(clusters) : 0;
+    if (rc == GQ_OK && !(n = nominated(s, w, clusters, n)))
+        return GQ_OK;
     for (i = 0; rc == GQ_OK && i < n; i++) {
         const char *name = json_object_get_string(json_object_array_get_idx(clusters, i));
         struct mk_cluster *c = cluster_find(s->mk, name);
@@ -1014,7 +1093,7 @@ static int retry(struct gq_sync *s, struct mk_wl *w, const char *message, gq_err
 }
 
 /* The worker that admitted w: its copy mirrored, or the check in Retry once it is lost. */
-static int follow(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+static int follow(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
     struct mk_cluster *c = cluster_find(s->mk, w->winner);
     json_object *copy;
@@ -1025,7 +1104,7 @@ static int follow(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error 
         return mirror(s, w, copy);
     }
     if (!c || (c->active == 0 && c->inactive_since &&
-               gq__store_now(s->st) - c->inactive_since >= lost_ms))
+               gq__store_now(s->st) - c->inactive_since >= s->mk->set.lost_ms))
         return retry(s, w, "Admitting remote lost", err);
     return GQ_OK;
 }
@@ -1045,7 +1124,7 @@ static const char *first_admitted(struct gq_sync *s, struct mk_wl *w)
     return NULL;
 }
 
-static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+static int workload_turn(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
     bool holds = holds_quota(w);
     const char *won;
@@ -1059,10 +1138,12 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq
         if (!holds || cp->evictions != w->evictions || (w->winner && strcmp(w->winner, cp->cluster)))
             rc = copy_delete(s, cluster_find(s->mk, cp->cluster), w, cp, err);
     }
+    if (!holds)
+        round_forget(s->mk, w);
     if (rc != GQ_OK || !holds || !w->check || !w->check_state)
         return rc;
     if (w->winner)
-        return follow(s, w, lost_ms, err);
+        return follow(s, w, err);
     if (strcmp(w->check_state, "Pending") != 0)
         return GQ_OK;
     if ((won = first_admitted(s, w))) {
@@ -1073,17 +1154,94 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq
     return dispatch(s, w, err);
 }
 
-static int64_t lost_timeout(struct gq_sync *s)
+/* A duration of the settings, or its default when absent or unreadable. */
+static int64_t setting_ms(json_object *mk, const char *name, int64_t def)
 {
+    const char *text = gq__js_str(mk, name);
+    int64_t ms;
+
+    return text && gq__parse_duration_ms(text, &ms) == 0 ? ms : def;
+}
+
+/* The Configuration's multiKueue (as apply checked it), Kueue's defaults without one. */
+static void settings_read(struct gq_sync *s)
+{
+    struct mk_settings *set = &s->mk->set;
+    json_object *mk = NULL, *step;
+    const char *v;
     char *text = NULL;
-    int64_t ms = LOST_TIMEOUT_MS;
     gq_error e = {0};
 
-    if (gq__store_mk_lost_timeout(s->st, &text, &e) == GQ_OK && text &&
-        gq__parse_duration_ms(text, &ms) != 0)
-        ms = LOST_TIMEOUT_MS;
+    if (gq__store_mk_settings(s->st, &text, &e) == GQ_OK && text)
+        mk = json_tokener_parse(text);
     free(text);
-    return ms;
+    set->lost_ms = setting_ms(mk, "workerLostTimeout", LOST_TIMEOUT_MS);
+    set->gc_ms = setting_ms(mk, "gcInterval", GC_INTERVAL_MS);
+    v = gq__js_str(mk, "origin");
+    snprintf(set->origin, sizeof(set->origin), "%s", v && *v ? v : DEFAULT_ORIGIN);
+    v = gq__js_str(mk, "dispatcherName");
+    set->incremental = v && !strcmp(v, GQ_MK_DISPATCHER_INCREMENTAL);
+    step = gq__js_get(mk, "incrementalDispatcherConfig.stepSize");
+    set->step = step && json_object_get_int(step) > 0 ? (size_t)json_object_get_int(step)
+                                                       : GQ_MK_STEP;
+    json_object_put(mk);
+}
+
+/* ------------------------------------------------------- garbage collection */
+
+/*
+ * Kueue's runGC (multikueuecluster.go), every gcInterval: on each worker
+ * that answers, a copy whose origin label is ours but whose manager object
+ * is gone (no Job of its name and of the UID its annotation names, among
+ * the manager's queued Jobs listed after the copies were) is deleted, with
+ * its UID as precondition. The copies the database knows of are deleted by
+ * workload_turn as their workloads finish; this finds those it does not (a
+ * manager Job deleted while its copies were being sent, a database lost).
+ */
+static void gc_cluster(struct gq_sync *s, struct mk_cluster *c)
+{
+    struct gq_kube_resp r = {0};
+    char path[512], body[256];
+    gq_error e = {0};
+    json_object *mine;
+
+    json_object_object_foreach(c->jobs, key, copy)
+    {
+        const char *origin = copy_origin_uid(copy), *uid = gq__js_str(copy, "metadata.uid");
+
+        if (!uid || (json_object_object_get_ex(s->mk->jobs, key, &mine) &&
+                     (!origin || str_is(origin, gq__js_str(mine, "metadata.uid")))))
+            continue; /* its manager Job is there (by name alone if not made by gpuq) */
+        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s",
+                 gq__js_str(copy, "metadata.namespace"), gq__js_str(copy, "metadata.name"));
+        snprintf(body, sizeof(body),
+                 "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
+                 "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
+        if (gq__kube_call(c->k, "DELETE", path, NULL, body, &r, &e) == GQ_OK &&
+            (r.status == 200 || r.status == 202))
+            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB,
+                         gq__js_str(copy, "metadata.namespace"), gq__js_str(copy, "metadata.name"),
+                         "remote-collected", "orphan copy on %s deleted", c->name);
+        gq__kube_resp_free(&r);
+    }
+}
+
+static void gc_turn(struct gq_sync *s)
+{
+    int64_t now = gq__mono_us() / 1000;
+    size_t i;
+
+    if (!s->mk->set.gc_ms || now < s->mk->gc_mono || !s->mk->gc_mono) {
+        if (!s->mk->gc_mono || !s->mk->set.gc_ms)
+            s->mk->gc_mono = now + s->mk->set.gc_ms; /* the first after one interval, as Kueue */
+        return;
+    }
+    s->mk->gc_mono = now + s->mk->set.gc_ms;
+    if (!s->mk->jobs_listed)
+        local_list(s);
+    for (i = 0; s->mk->jobs_listed && i < s->mk->n && !s->deposed; i++)
+        if (s->mk->v[i].k && s->mk->v[i].jobs)
+            gc_cluster(s, &s->mk->v[i]);
 }
 
 /* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
@@ -1113,7 +1271,6 @@ static int local_open(struct gq_sync *s, gq_error *err)
 int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
 {
     struct mk_wls wls = {NULL, 0, 0, 0};
-    int64_t lost_ms;
     size_t i;
     int rc;
 
@@ -1125,6 +1282,8 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
         return rc;
     json_object_put(s->mk->configs);
     s->mk->configs = NULL;
+    s->mk->jobs_listed = false;
+    settings_read(s);
     wls.after = s->mk->after;
     if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
         (rc = gq__store_read(s->st, wls_txn, &wls, err)) != GQ_OK) {
@@ -1133,18 +1292,16 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
     }
     /* A full page: the next turn takes the one after it; else it starts again. */
     s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
-    if (!wls.n) {
-        wls_free(&wls);
-        return GQ_OK;
-    }
-    local_list(s);
-    lost_ms = lost_timeout(s);
+    if (wls.n)
+        local_list(s);
     for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
-        rc = workload_turn(s, &wls.v[i], lost_ms, err);
+        rc = workload_turn(s, &wls.v[i], err);
     /* What the turn learnt and the copies it will send, recorded before any is sent. */
     if (rc == GQ_OK && (rc = mk_flush(s, err)) == GQ_OK &&
         (rc = send_planned(s, &wls, err)) == GQ_OK)
         rc = mk_flush(s, err);
+    if (rc == GQ_OK && !s->deposed)
+        gc_turn(s);
     queue_clear(s->mk);
     wls_free(&wls);
     return rc;
@@ -1163,6 +1320,7 @@ void gq__sync_multikueue_free(struct gq_sync *s)
     free(s->mk->queue);
     json_object_put(s->mk->jobs);
     json_object_put(s->mk->configs);
+    free(s->mk->rounds);
     gq__kube_close(s->mk->local);
     free(s->mk);
     s->mk = NULL;

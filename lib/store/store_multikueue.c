@@ -293,3 +293,13 @@ int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, 
         return rc;
     return gq__store_each_row(st, &c, "workloads:#It", false, 0, move_row, &q, err);
 }
+
+/* -------------------------------------------------------------- settings */
+
+int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err)
+{
+    static const char sql[] = "SELECT spec -> '$.multiKueue' FROM configurations "
+                              "WHERE spec -> '$.multiKueue' IS NOT NULL ORDER BY name LIMIT 1";
+
+    return one_text(st, sql, NULL, out, err);
+}

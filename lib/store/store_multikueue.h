@@ -113,4 +113,11 @@ int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, 
 /* The Configuration's multiKueue.workerLostTimeout as written, malloc'd; NULL when not set. */
 int gq__store_mk_lost_timeout(struct gq_store *st, char **out, gq_error *err);
 
+/*
+ * The Configuration's multiKueue block as stored (canonical JSON, its
+ * defaults written out: origin, gcInterval, workerLostTimeout,
+ * dispatcherName ...), malloc'd; NULL when the Configuration has none.
+ */
+int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err);
+
 #endif
