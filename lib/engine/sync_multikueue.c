@@ -15,8 +15,9 @@
  *    when it changes, as Kueue's updateStatus does;
  *  - a workload that reserved quota on the manager, with a Pending check of
  *    controller kueue.x-k8s.io/multikueue, is copied to every Active worker
- *    of the check's MultiKueueConfig (AllAtOnce): its Job, suspended, with
- *    spec.managedBy dropped, the origin label
+ *    of the check's MultiKueueConfig (AllAtOnce): its job (a Job, or any
+ *    kind of the integration table with a suspend switch: kinds_list),
+ *    suspended, with spec.managedBy dropped, the origin label
  *    kueue.x-k8s.io/multikueue-origin and the manager Job's UID in
  *    kueue.x-k8s.io/multikueue-origin-uid. The copy is recorded before the
  *    request (multikueue_remotes), so a manager killed after sending finds
@@ -53,6 +54,7 @@
 
 #include "admit.h" /* gq__grow */
 #include "error.h"
+#include "integration.h"
 #include "manifest_kubeconfig.h"
 #include "mk_dispatch.h"
 #include "os.h"
@@ -83,7 +85,8 @@ struct mk_cluster {
     int64_t post_mono;      /* monotonic ms before which a failed status write is not retried */
     int64_t inactive_since; /* store ms, as stored */
     int64_t retry_mono;     /* monotonic ms of the next connect attempt */
-    json_object *jobs;      /* this turn's copies by "ns/name"; NULL: not listed this turn */
+    json_object *jobs;      /* this turn's copies by kind (kind_key), then by "ns/name";
+                               NULL: not answering this turn; a kind absent: not listed */
 };
 
 struct mk_queued;
@@ -108,9 +111,8 @@ struct gq_mk {
     size_t n, cap;
     struct gq_kube *local;  /* the manager's own API server, for this file's calls */
     int64_t after;          /* the next turn's page starts after this workload id */
-    json_object *jobs;      /* this turn's manager Jobs by "ns/name" (queued ones) */
+    json_object *jobs;      /* this turn's manager jobs (queued ones), as a worker's jobs */
     json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
-    bool jobs_listed;       /* jobs is this turn's list (else the list failed or was not made) */
     struct mk_queued *queue; /* writes to make in the turn's next transaction */
     size_t nqueue, capqueue;
     struct mk_settings set;  /* this turn's */
@@ -127,7 +129,8 @@ struct mk_copy {
 };
 struct mk_wl {
     int64_t id, evictions;
-    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner;
+    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner, *kind;
+    const struct gq_integration *row; /* its kind's row (borrowed from the table) */
     struct mk_copy *copies;
     size_t ncopies;
 };
@@ -556,27 +559,105 @@ static json_object *by_name(json_object *list)
     return out;
 }
 
+/*
+ * Kinds of job. Any kind of the integration table with a suspend switch is
+ * dispatched the same way (Kueue's MultiKueue adapters for Job, JobSet,
+ * the Kubeflow jobs, MPIJob, RayJob, RayCluster, TrainJob differ only in
+ * these paths): its collection's path, its suspend switch (the row's), and
+ * spec.managedBy beside it (spec.runPolicy.managedBy for the Kubeflow jobs).
+ * A turn lists each kind it needs once per cluster: Job always (the
+ * worker's health), the others that the page's workloads or the garbage
+ * collection need.
+ */
+static void kind_key(char *buf, size_t size, const struct gq_integration *row)
+{
+    snprintf(buf, size, "%s.%s", row->plural, row->group);
+}
+
+/* The objects of row's kind in a listing by kind, by "ns/name"; NULL: not listed this turn. */
+static json_object *listing(json_object *all, const struct gq_integration *row)
+{
+    char key[320];
+    json_object *v;
+
+    kind_key(key, sizeof(key), row);
+    return all && json_object_object_get_ex(all, key, &v) ? v : NULL;
+}
+
+/* row's objects on k with the (URL-encoded) label selector, into all; false with why. */
+static bool list_kind(struct gq_kube *k, const struct gq_integration *row, const char *selector,
+                      json_object *all, char *why, size_t whylen)
+{
+    struct gq_kube_resp r = {0};
+    char path[640], key[320];
+    json_object *objs = NULL;
+    gq_error e = {0};
+
+    gq__sync_job_path(path, sizeof(path) - 128, row, NULL, NULL, NULL);
+    snprintf(path + strlen(path), sizeof(path) - strlen(path), "?labelSelector=%s", selector);
+    if (gq__kube_call(k, "GET", path, NULL, NULL, &r, &e) != GQ_OK)
+        snprintf(why, whylen, "%s", e.msg);
+    else if (r.status != 200 || !(objs = by_name(r.json)))
+        gq__kube_status_line(why, whylen, &r);
+    gq__kube_resp_free(&r);
+    if (!objs)
+        return false;
+    kind_key(key, sizeof(key), row);
+    json_object_object_add(all, key, objs);
+    return true;
+}
+
+/* The URL-encoded selector of our copies: the origin label with the configured origin. */
+static void origin_selector(struct gq_sync *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%%3D%s", ORIGIN_LABEL, s->mk->set.origin);
+}
+
+/* The path of w's job (NULL name: its namespace's collection) on any cluster. */
+static void wl_path(char *buf, size_t size, const struct mk_wl *w, const char *name)
+{
+    gq__sync_job_path(buf, size, w->row, NULL, w->ns, name);
+}
+
+/*
+ * The kinds of rows not listed yet this turn, listed: the manager's queued
+ * objects (the copies' source, the mirrors' target, the collector's truth)
+ * and the copies on each worker that answers. A kind a worker does not
+ * serve stays unlisted there: its copies wait, nothing is deleted.
+ */
+static void kinds_list(struct gq_sync *s, const struct gq_integration *const *rows, size_t n)
+{
+    char sel[160], why[512];
+    size_t i, j;
+
+    origin_selector(s, sel, sizeof(sel));
+    for (i = 0; i < n && !s->deposed; i++) {
+        if (!listing(s->mk->jobs, rows[i]) &&
+            !list_kind(s->mk->local, rows[i], GQ_SYNC_QUEUE_LABEL, s->mk->jobs, why, sizeof(why)))
+            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, rows[i]->plural,
+                         "list-failed", "%s", why);
+        for (j = 0; j < s->mk->n; j++) {
+            struct mk_cluster *c = &s->mk->v[j];
+
+            if (c->k && c->jobs && !listing(c->jobs, rows[i]))
+                list_kind(c->k, rows[i], sel, c->jobs, why, sizeof(why));
+        }
+    }
+}
+
 /* The copies on the worker, listed by our origin label, into c->jobs; false when it failed. */
 static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, size_t whylen)
 {
-    struct gq_kube_resp r = {0};
-    char path[256];
-    gq_error e = {0};
-    bool ok = false;
+    char sel[160];
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s%%3D%s", ORIGIN_LABEL,
-             s->mk->set.origin);
+    origin_selector(s, sel, sizeof(sel));
+    json_object_put(c->jobs);
+    c->jobs = json_object_new_object();
+    if (c->jobs && list_kind(c->k, gq__integration_job(), sel, c->jobs, why, whylen))
+        return true;
     json_object_put(c->jobs);
     c->jobs = NULL;
-    if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK) {
-        snprintf(why, whylen, "%s", e.msg);
-    } else if (r.status != 200 || !(c->jobs = by_name(r.json))) {
-        gq__kube_status_line(why, whylen, &r);
-    } else {
-        ok = true;
-    }
-    gq__kube_resp_free(&r);
-    return ok;
+    return false;
 }
 
 /* Connect (when due) and list each cluster; its Active condition from what that found. */
@@ -629,6 +710,7 @@ static void wl_free(struct mk_wl *w)
     free(w->check_state);
     free(w->config);
     free(w->winner);
+    free(w->kind);
     for (i = 0; i < w->ncopies; i++) {
         free(w->copies[i].cluster);
         free(w->copies[i].uid);
@@ -678,6 +760,7 @@ static int wl_row(const struct gq_mk_row *r, void *payload, gq_error *err)
         w->check_state = dup_or_null(r->check_state, &oom);
         w->config = dup_or_null(r->config, &oom);
         w->winner = dup_or_null(r->winner, &oom);
+        w->kind = dup_or_null(r->kind, &oom);
     }
     if (r->cluster) {
         cap = w->ncopies;
@@ -724,18 +807,16 @@ static json_object *listed_copy(const struct mk_cluster *c, const struct mk_wl *
     json_object *j;
     const char *o;
 
-    if (!c || !c->jobs)
-        return NULL;
     snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
-    if (!json_object_object_get_ex(c->jobs, key, &j))
+    if (!c || !json_object_object_get_ex(listing(c->jobs, w->row), key, &j))
         return NULL;
     o = copy_origin_uid(j);
     return o && !strcmp(o, w->uid) ? j : NULL;
 }
 
-static bool admitted_copy(json_object *job)
+static bool admitted_copy(const struct mk_wl *w, json_object *job)
 {
-    json_object *v = gq__js_get(job, "spec.suspend");
+    json_object *v = gq__js_get(job, w->row->suspend);
 
     return v && !json_object_get_boolean(v);
 }
@@ -748,56 +829,93 @@ static bool holds_quota(const struct mk_wl *w)
 }
 
 /* Delete w's copy on c (UID precondition: a newer copy of the same name stays). */
+/* DELETE path on k with uid as precondition (a newer object of the same name stays). */
+static int remote_delete(struct gq_kube *k, const char *path, const char *uid,
+                         struct gq_kube_resp *r, gq_error *e)
+{
+    char body[256];
+
+    snprintf(body, sizeof(body),
+             "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
+             "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
+    return gq__kube_call(k, "DELETE", path, NULL, body, r, e);
+}
+
 static int copy_delete(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w,
                        struct mk_copy *cp, gq_error *err)
 {
     struct gq_kube_resp r = {0};
     json_object *job = listed_copy(c, w);
     const char *uid = cp->uid ? cp->uid : job ? gq__js_str(job, "metadata.uid") : NULL;
-    char path[512], body[256];
+    char path[512], line[256];
     gq_error e = {0};
-    int rc = GQ_OK;
 
-    if (!c || !c->k || !c->jobs)
+    if (!c || !c->k || !listing(c->jobs, w->row))
         return GQ_OK; /* its worker does not answer: again once it does */
     if (uid && (job || cp->uid)) {
-        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
-        snprintf(body, sizeof(body),
-                 "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
-                 "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
-        if (gq__kube_call(c->k, "DELETE", path, NULL, body, &r, &e) != GQ_OK) {
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "remote-delete-failed", "on %s: %s", c->name, e.msg);
+        wl_path(path, sizeof(path), w, w->job);
+        if (remote_delete(c->k, path, uid, &r, &e) != GQ_OK) {
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "remote-delete-failed", "on %s: %s", c->name, e.msg);
             return GQ_OK;
         }
         if (r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409) {
-            char line[256];
-
             gq__kube_status_line(line, sizeof(line), &r);
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "remote-delete-failed", "on %s: %s", c->name, line);
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "remote-delete-failed", "on %s: %s", c->name, line);
             gq__kube_resp_free(&r);
             return GQ_OK;
         }
         gq__kube_resp_free(&r);
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "remote-deleted",
-                     "copy on %s", c->name);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, w->row, w->ns, w->job, "remote-deleted",
+                         "copy on %s", c->name);
     }
-    rc = mk_write(s, (struct mk_write){W_DELETED, w->id, 0, cp->cluster, NULL, NULL, false}, err);
-    return rc;
+    return mk_write(s, (struct mk_write){W_DELETED, w->id, 0, cp->cluster, NULL, NULL, false}, err);
 }
 
 /* The manager's Job as the worker gets it: suspended, not managed by MultiKueue, ours. */
+/* The object at path's parent in o, made on the way; *last is path's last segment. */
+static json_object *path_parent(json_object *o, const char *path, char *last, size_t size)
+{
+    char seg[128];
+    const char *dot;
+    json_object *next;
+
+    while (o && (dot = strchr(path, '.'))) {
+        snprintf(seg, sizeof(seg), "%.*s", (int)(dot - path), path);
+        if (!json_object_object_get_ex(o, seg, &next) || !json_object_is_type(next, json_type_object)) {
+            next = json_object_new_object();
+            json_object_object_add(o, seg, next);
+        }
+        o = next;
+        path = dot + 1;
+    }
+    snprintf(last, size, "%s", path);
+    return o;
+}
+
+/*
+ * The manager's job as the worker gets it: suspended at its row's switch,
+ * not managed by MultiKueue (managedBy beside the switch dropped), ours
+ * (the origin label, the manager object's UID). A Job loses what its API
+ * server defaulted for its selector, which the worker's would refuse.
+ */
 static json_object *copy_body(const struct mk_wl *w, json_object *local, const char *origin)
 {
     static const char *const drop_labels[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
                                               "job-name", "batch.kubernetes.io/job-name"};
     json_object *job = json_object_new_object(), *meta = json_object_new_object(), *v, *spec,
-                *labels, *ann, *tl;
+                *labels, *ann, *tl, *sw;
+    char gv[256], last[128];
     size_t i;
 
-    json_object_object_add(job, "apiVersion", json_object_new_string("batch/v1"));
-    json_object_object_add(job, "kind", json_object_new_string("Job"));
+    if (*w->row->group)
+        snprintf(gv, sizeof(gv), "%s/%s", w->row->group, w->row->versions[0]);
+    else
+        snprintf(gv, sizeof(gv), "%s", w->row->versions[0]);
+    json_object_object_add(job, "apiVersion", json_object_new_string(
+                                                  gq__js_str(local, "apiVersion") ? gq__js_str(local, "apiVersion") : gv));
+    json_object_object_add(job, "kind", json_object_new_string(w->row->kind));
     json_object_object_add(meta, "name", json_object_new_string(w->job));
     json_object_object_add(meta, "namespace", json_object_new_string(w->ns));
     labels = NULL;
@@ -822,14 +940,18 @@ static json_object *copy_body(const struct mk_wl *w, json_object *local, const c
         json_object_deep_copy(v, &spec, NULL);
     if (!spec)
         spec = json_object_new_object();
-    json_object_object_del(spec, "managedBy");
-    json_object_object_del(spec, "selector");
-    json_object_object_del(spec, "manualSelector");
-    json_object_object_add(spec, "suspend", json_object_new_boolean(1));
-    if ((tl = gq__js_get(spec, "template.metadata.labels")))
-        for (i = 0; i < sizeof(drop_labels) / sizeof(drop_labels[0]); i++)
-            json_object_object_del(tl, drop_labels[i]);
     json_object_object_add(job, "spec", spec);
+    if ((sw = path_parent(job, w->row->suspend, last, sizeof(last)))) {
+        json_object_object_del(sw, "managedBy");
+        json_object_object_add(sw, last, json_object_new_boolean(1));
+    }
+    if (w->row == gq__integration_job()) {
+        json_object_object_del(spec, "selector");
+        json_object_object_del(spec, "manualSelector");
+        if ((tl = gq__js_get(spec, "template.metadata.labels")))
+            for (i = 0; i < sizeof(drop_labels) / sizeof(drop_labels[0]); i++)
+                json_object_object_del(tl, drop_labels[i]);
+    }
     return job;
 }
 
@@ -841,28 +963,10 @@ static json_object *local_job(struct gq_sync *s, const struct mk_wl *w)
     const char *uid;
 
     snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
-    if (!s->mk->jobs || !json_object_object_get_ex(s->mk->jobs, key, &j))
+    if (!json_object_object_get_ex(listing(s->mk->jobs, w->row), key, &j))
         return NULL;
     uid = gq__js_str(j, "metadata.uid");
-    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a Job re-created is another workload */
-}
-
-/* The manager's queued Jobs, listed once for the turn (the copies' source, the mirrors' target). */
-static void local_list(struct gq_sync *s)
-{
-    struct gq_kube_resp r = {0};
-    char path[256];
-    gq_error e = {0};
-
-    json_object_put(s->mk->jobs);
-    s->mk->jobs = NULL;
-    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s", GQ_SYNC_QUEUE_LABEL);
-    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200)
-        s->mk->jobs_listed = (s->mk->jobs = by_name(r.json)) != NULL;
-    else
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, "jobs", "list-failed",
-                     "%s", e.code ? e.msg : gq__kube_status_message(&r));
-    gq__kube_resp_free(&r);
+    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a job re-created is another workload */
 }
 
 /* Send w's copy to c (its intent already recorded); the worker's answer recorded. */
@@ -876,12 +980,12 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
     gq_error e = {0};
     int rc = GQ_OK;
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs", w->ns);
+    wl_path(path, sizeof(path), w, NULL);
     if (gq__kube_call(c->k, "POST", path, NULL,
                       json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN), &r,
                       &e) != GQ_OK) {
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "dispatch-failed", "to %s: %s", c->name, e.msg);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "dispatch-failed",
+                         "to %s: %s", c->name, e.msg);
         json_object_put(body);
         return GQ_OK; /* the intent stands: sent again next turn */
     }
@@ -891,23 +995,23 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
     } else if (r.status == 409) {
         /* Sent before a crash, or listed late: ours when it carries our origin UID. */
         gq__kube_resp_free(&r);
-        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
+        wl_path(path, sizeof(path), w, w->job);
         if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200 &&
             copy_origin_uid(r.json) && !strcmp(copy_origin_uid(r.json), w->uid))
             uid = gq__js_str(r.json, "metadata.uid");
         else
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "dispatch-conflict", "%s already has a Job %s/%s not sent for this one",
-                         c->name, w->ns, w->job);
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "dispatch-conflict", "%s already has a %s %s/%s not sent for this one",
+                             c->name, w->row->kind, w->ns, w->job);
     } else {
         gq__kube_status_line(line, sizeof(line), &r);
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "dispatch-failed", "to %s: %s", c->name, line);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "dispatch-failed",
+                         "to %s: %s", c->name, line);
     }
     gq__crash_point("multikueue-sent"); /* the worker has the copy; its UID not recorded */
     if (uid) {
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "dispatched",
-                     "copy created on %s", c->name);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, w->row, w->ns, w->job, "dispatched",
+                         "copy created on %s", c->name);
         rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, c->name, uid, NULL, false}, err);
     }
     gq__kube_resp_free(&r);
@@ -1015,7 +1119,7 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
         struct mk_copy *cp = copy_on(w, name);
         json_object *had;
 
-        if (!c || !c->k || !c->jobs || (cp && cp->uid))
+        if (!c || !c->k || !listing(c->jobs, w->row) || (cp && cp->uid))
             continue;
         if (cp && (had = listed_copy(c, w))) { /* sent before a crash: the worker has it */
             rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, name,
@@ -1074,12 +1178,14 @@ static int mirror(struct gq_sync *s, struct mk_wl *w, json_object *copy)
         return GQ_OK;
     patch = json_object_new_object();
     json_object_object_add(patch, "status", json_object_get(status));
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s/status", w->ns, w->job);
+    gq__sync_job_path(path, sizeof(path) - 8, w->row, gq__js_str(local, "apiVersion"), w->ns,
+                      w->job);
+    strcat(path, "/status");
     if (gq__kube_call(s->mk->local, "PATCH", path, "application/merge-patch+json",
                       json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
                       &e) != GQ_OK || r.status != 200)
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "status-copy-failed", "%s", e.code ? e.msg : gq__kube_status_message(&r));
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "status-copy-failed",
+                         "%s", e.code ? e.msg : gq__kube_status_message(&r));
     gq__kube_resp_free(&r);
     json_object_put(patch);
     return GQ_OK;
@@ -1098,7 +1204,7 @@ static int follow(struct gq_sync *s, struct mk_wl *w, gq_error *err)
     struct mk_cluster *c = cluster_find(s->mk, w->winner);
     json_object *copy;
 
-    if (c && c->jobs) {
+    if (c && listing(c->jobs, w->row)) {
         if (!(copy = listed_copy(c, w)))
             return retry(s, w, "Admitting remote no longer exists", err);
         return mirror(s, w, copy);
@@ -1118,7 +1224,7 @@ static const char *first_admitted(struct gq_sync *s, struct mk_wl *w)
         struct mk_cluster *c = cluster_find(s->mk, w->copies[i].cluster);
         json_object *copy = listed_copy(c, w);
 
-        if (copy && w->copies[i].evictions == w->evictions && admitted_copy(copy))
+        if (copy && w->copies[i].evictions == w->evictions && admitted_copy(w, copy))
             return w->copies[i].cluster;
     }
     return NULL;
@@ -1140,7 +1246,8 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, gq_error *err)
     }
     if (!holds)
         round_forget(s->mk, w);
-    if (rc != GQ_OK || !holds || !w->check || !w->check_state)
+    if (rc != GQ_OK || !holds || !w->check || !w->check_state || !w->row->suspend ||
+        w->row->refused)
         return rc;
     if (w->winner)
         return follow(s, w, err);
@@ -1198,38 +1305,49 @@ static void settings_read(struct gq_sync *s)
  * workload_turn as their workloads finish; this finds those it does not (a
  * manager Job deleted while its copies were being sent, a database lost).
  */
-static void gc_cluster(struct gq_sync *s, struct mk_cluster *c)
+static void gc_kind(struct gq_sync *s, struct mk_cluster *c, const struct gq_integration *row)
 {
+    json_object *copies = listing(c->jobs, row), *ours = listing(s->mk->jobs, row), *mine;
     struct gq_kube_resp r = {0};
-    char path[512], body[256];
+    char path[512];
     gq_error e = {0};
-    json_object *mine;
 
-    json_object_object_foreach(c->jobs, key, copy)
+    if (!ours)
+        return; /* the manager's own were not listed: nothing is known to be gone */
+    json_object_object_foreach(copies, key, copy)
     {
-        const char *origin = copy_origin_uid(copy), *uid = gq__js_str(copy, "metadata.uid");
+        const char *origin = copy_origin_uid(copy), *uid = gq__js_str(copy, "metadata.uid"),
+                   *ns = gq__js_str(copy, "metadata.namespace"),
+                   *name = gq__js_str(copy, "metadata.name");
 
-        if (!uid || (json_object_object_get_ex(s->mk->jobs, key, &mine) &&
-                     (!origin || str_is(origin, gq__js_str(mine, "metadata.uid")))))
-            continue; /* its manager Job is there (by name alone if not made by gpuq) */
-        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s",
-                 gq__js_str(copy, "metadata.namespace"), gq__js_str(copy, "metadata.name"));
-        snprintf(body, sizeof(body),
-                 "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
-                 "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
-        if (gq__kube_call(c->k, "DELETE", path, NULL, body, &r, &e) == GQ_OK &&
-            (r.status == 200 || r.status == 202))
-            gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB,
-                         gq__js_str(copy, "metadata.namespace"), gq__js_str(copy, "metadata.name"),
-                         "remote-collected", "orphan copy on %s deleted", c->name);
+        if (!uid || !ns || !name || (json_object_object_get_ex(ours, key, &mine) &&
+                                     (!origin || str_is(origin, gq__js_str(mine, "metadata.uid")))))
+            continue; /* its manager object is there (by name alone if not made by gpuq) */
+        gq__sync_job_path(path, sizeof(path), row, NULL, ns, name);
+        if (remote_delete(c->k, path, uid, &r, &e) == GQ_OK && (r.status == 200 || r.status == 202))
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, row, ns, name, "remote-collected",
+                             "orphan copy on %s deleted", c->name);
         gq__kube_resp_free(&r);
     }
 }
 
+/* Job and every kind the manager watches that has a suspend switch. */
+static size_t gc_rows(struct gq_sync *s, const struct gq_integration **rows, size_t max)
+{
+    size_t k, n = 0;
+
+    rows[n++] = gq__integration_job();
+    for (k = 0; k < s->nkinds && n < max; k++)
+        if (s->kfeed[k].row->suspend && !s->kfeed[k].row->refused)
+            rows[n++] = s->kfeed[k].row;
+    return n;
+}
+
 static void gc_turn(struct gq_sync *s)
 {
+    const struct gq_integration *rows[GQ_SYNC_MAX_KINDS + 1];
     int64_t now = gq__mono_us() / 1000;
-    size_t i;
+    size_t i, k, n;
 
     if (!s->mk->set.gc_ms || now < s->mk->gc_mono || !s->mk->gc_mono) {
         if (!s->mk->gc_mono || !s->mk->set.gc_ms)
@@ -1237,11 +1355,27 @@ static void gc_turn(struct gq_sync *s)
         return;
     }
     s->mk->gc_mono = now + s->mk->set.gc_ms;
-    if (!s->mk->jobs_listed)
-        local_list(s);
-    for (i = 0; s->mk->jobs_listed && i < s->mk->n && !s->deposed; i++)
-        if (s->mk->v[i].k && s->mk->v[i].jobs)
-            gc_cluster(s, &s->mk->v[i]);
+    n = gc_rows(s, rows, sizeof(rows) / sizeof(rows[0]));
+    kinds_list(s, rows, n);
+    for (i = 0; i < s->mk->n && !s->deposed; i++)
+        for (k = 0; s->mk->v[i].k && s->mk->v[i].jobs && k < n; k++)
+            gc_kind(s, &s->mk->v[i], rows[k]);
+}
+
+/* The kinds of this turn's workloads (each once), their rows set; how many. */
+static size_t wls_rows(struct gq_sync *s, struct mk_wls *wls, const struct gq_integration **rows,
+                       size_t max)
+{
+    size_t i, k, n = 0;
+
+    for (i = 0; i < wls->n; i++) {
+        wls->v[i].row = gq__sync_row(s, wls->v[i].kind);
+        for (k = 0; k < n && rows[k] != wls->v[i].row; k++)
+            ;
+        if (k == n && n < max && wls->v[i].row->suspend && !wls->v[i].row->refused)
+            rows[n++] = wls->v[i].row;
+    }
+    return n;
 }
 
 /* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
@@ -1270,6 +1404,7 @@ static int local_open(struct gq_sync *s, gq_error *err)
 
 int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
 {
+    const struct gq_integration *rows[GQ_SYNC_MAX_KINDS + 1];
     struct mk_wls wls = {NULL, 0, 0, 0};
     size_t i;
     int rc;
@@ -1282,7 +1417,9 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
         return rc;
     json_object_put(s->mk->configs);
     s->mk->configs = NULL;
-    s->mk->jobs_listed = false;
+    json_object_put(s->mk->jobs);
+    if (!(s->mk->jobs = json_object_new_object()))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
     settings_read(s);
     wls.after = s->mk->after;
     if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
@@ -1293,7 +1430,7 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
     /* A full page: the next turn takes the one after it; else it starts again. */
     s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
     if (wls.n)
-        local_list(s);
+        kinds_list(s, rows, wls_rows(s, &wls, rows, sizeof(rows) / sizeof(rows[0])));
     for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
         rc = workload_turn(s, &wls.v[i], err);
     /* What the turn learnt and the copies it will send, recorded before any is sent. */

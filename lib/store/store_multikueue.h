@@ -61,6 +61,7 @@ struct gq_mk_row {
     const char *cluster;               /* a live copy's worker, or NULL */
     const char *remote_uid;            /* the copy's UID once the worker answered */
     int64_t remote_evictions;          /* the workload's evictions when the copy was sent */
+    const char *kind;                  /* the workload's job kind (workloads.job_kind) */
 };
 typedef int (*gq__mk_row_fn)(const struct gq_mk_row *r, void *payload, gq_error *err);
 

@@ -72,6 +72,17 @@ def submit(api, name):
     return cluster.job(api, name)
 
 
+def check_copies(c, copies, uid, origin="multikueue"):
+    """Each worker's copy (by worker) suspended, not managed by MultiKueue, and ours: the
+    origin label and the manager object's UID."""
+    for cl, cp in copies.items():
+        c.check(cp["spec"].get("suspend") is True and "managedBy" not in cp["spec"],
+                f"{cl}: copy suspended, not managed by MultiKueue: {cp['spec']}")
+        c.check(cp["metadata"]["labels"].get(ORIGIN) == origin and
+                cp["metadata"]["annotations"].get(ORIGIN + "-uid") == uid,
+                f"{cl}: origin label and UID {cp['metadata']}")
+
+
 def setup_worker(api):
     r = api.kubectl("apply", "-f", os.path.join(MK, "dws-multi-worker.yaml"))
     assert r.returncode == 0, r.stderr
@@ -100,11 +111,12 @@ def cluster_status(gpuq, db, name):
 class World:
     """A manager and two workers, their gpuqd started; stop() ends every gpuqd."""
 
-    def __init__(self, c, gpuq, d, stack, manager_env=None, rotate=None, config=None):
+    def __init__(self, c, gpuq, d, stack, manager_env=None, rotate=None, config=None, crds=()):
         self.c, self.gpuq, self.d = c, gpuq, d
-        self.mgr = stack(FakeAPI(os.path.join(d, "manager"), crds=cluster.CRDS))
+        crds = cluster.CRDS + list(crds)
+        self.mgr = stack(FakeAPI(os.path.join(d, "manager"), crds=crds))
         self.workers = {cl: stack(FakeAPI(os.path.join(d, cl), users=["manager"],
-                                          crds=cluster.CRDS)) for cl in (ASIA, US)}
+                                          crds=crds)) for cl in (ASIA, US)}
         for w in self.workers.values():
             setup_worker(w)
         setup_manager(self.mgr, self.workers)

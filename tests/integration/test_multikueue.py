@@ -23,7 +23,7 @@ from common import Checks, binary  # noqa: E402
 import cluster  # noqa: E402
 from cluster import Daemon, FakeAPI, wait_for  # noqa: E402
 
-from mkcluster import (ORIGIN, cluster_status, setup_manager, setup_worker,  # noqa: E402
+from mkcluster import (check_copies, cluster_status, setup_manager, setup_worker,  # noqa: E402
                        submit)
 
 
@@ -80,12 +80,7 @@ def main():
             # asks its DWS for capacity.
             copies = {cl: wait_for(f"the copy on {cl}", lambda api=api: cluster.job(api, "dws-job"))
                       for cl, api in workers.items()}
-            for cl, cp in copies.items():
-                c.check(cp["spec"].get("suspend") is True and "managedBy" not in cp["spec"],
-                        f"{cl}: copy suspended, not managed by MultiKueue: {cp['spec']}")
-                c.check(cp["metadata"]["labels"].get(ORIGIN) == "multikueue" and
-                        cp["metadata"]["annotations"].get(ORIGIN + "-uid") == uid,
-                        f"{cl}: origin label and UID {cp['metadata']}")
+            check_copies(c, copies, uid)
             prs = {cl: wait_for(f"the request on {cl}",
                                 lambda cl=cl: cluster.pr_of(workers[cl], copies[cl]))
                    for cl in workers}
