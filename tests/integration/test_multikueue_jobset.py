@@ -6,7 +6,10 @@ is copied suspended to both workers (managedBy dropped, our origin label and UID
 each worker's gpuqd asks its DWS for capacity for its copy; the test, playing the
 autoscaler, provisions on us only: that copy runs, the one on asia is deleted, the
 manager's JobSet stays suspended, shows the copy's status, and finishes when it
-does (its workload Finished); the copies are then deleted."""
+does (its workload Finished); the copies are then deleted. Then a PyTorchJob, whose
+suspend switch and managedBy are under spec.runPolicy, the same way: suspended copies
+without runPolicy.managedBy on both, the one provisioned (on asia this time) wins,
+the other goes."""
 import hashlib
 import os
 import sys
@@ -16,10 +19,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import COMPAT, Checks, binary  # noqa: E402
 import cluster  # noqa: E402
 from cluster import wait_for  # noqa: E402
-from mkcluster import ASIA, US, check_copies, with_world  # noqa: E402
+from mkcluster import ASIA, ORIGIN, US, check_copies, with_world  # noqa: E402
 
 GROUP = "jobset.x-k8s.io"
-CRD = os.path.join(COMPAT, "integrations", "jobset", "jobset.x-k8s.io_jobsets.yaml")
+CRDS = [os.path.join(COMPAT, "integrations", "jobset", "jobset.x-k8s.io_jobsets.yaml"),
+        os.path.join(COMPAT, "integrations", "kubeflow-training", "kubeflow.org_pytorchjobs.yaml")]
 CONFIG = """apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 multiKueue: {}
@@ -60,18 +64,54 @@ spec:
 """
 
 
-def jobset(api, name="trainer"):
-    for o in api.objects("jobsets", "default", GROUP):
+PYTORCHJOB = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: torch
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: dws-local-queue
+  annotations:
+    provreq.kueue.x-k8s.io/maxRunDurationSeconds: "600"
+spec:
+  runPolicy:
+    suspend: true
+    managedBy: kueue.x-k8s.io/multikueue
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          nodeSelector:
+            cloud.google.com/gke-accelerator: "nvidia-tesla-t4"
+          tolerations:
+          - {key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule"}
+          containers:
+          - name: pytorch
+            image: busybox
+            resources:
+              requests: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
+              limits: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
+"""
+
+
+def jobset(api, name="trainer", resource="jobsets", group=GROUP):
+    for o in api.objects(resource, "default", group):
         if o["metadata"]["name"] == name:
             return o
     return None
 
 
-def request_of(api, js):
-    """The worker's ProvisioningRequest for its copy (Kueue's workload name for a JobSet)."""
-    h = hashlib.sha1(f"JobSet\n{GROUP}\n{js['metadata']['name']}\n{js['metadata']['uid']}"
+def pytorchjob(api):
+    return jobset(api, "torch", "pytorchjobs", "kubeflow.org")
+
+
+def request_of(api, js, kind="JobSet", group=GROUP):
+    """The worker's ProvisioningRequest for its copy (Kueue's workload name for the kind)."""
+    h = hashlib.sha1(f"{kind}\n{group}\n{js['metadata']['name']}\n{js['metadata']['uid']}"
                      .encode()).hexdigest()[:5]
-    name = f"jobset-{js['metadata']['name']}-{h}-dws-prov-1"
+    name = f"{kind.lower()}-{js['metadata']['name']}-{h}-dws-prov-1"
     return next((p for p in cluster.prs(api, "default") if p["metadata"]["name"] == name), None)
 
 
@@ -130,11 +170,37 @@ def run(c, w):
         creates = [r for r in cluster.writes(api, "jobsets") if r["verb"] == "create"]
         c.check(len(creates) == 1 and creates[0]["user"] == "manager",
                 f"{cl}: one create, by the manager: {creates}")
+    run_pytorchjob(c, w)
+
+
+def run_pytorchjob(c, w):
+    """The switch and managedBy under spec.runPolicy: the row's paths, not Job's."""
+    path = os.path.join(w.d, "pytorchjob.yaml")
+    with open(path, "w") as f:
+        f.write(PYTORCHJOB)
+    r = w.mgr.kubectl("apply", "-f", path)
+    assert r.returncode == 0, r.stderr
+    uid = pytorchjob(w.mgr)["metadata"]["uid"]
+    copies = {cl: wait_for(f"the PyTorchJob's copy on {cl}", lambda api=api: pytorchjob(api))
+              for cl, api in w.workers.items()}
+    for cl, cp in copies.items():
+        rp = cp["spec"].get("runPolicy", {})
+        c.check(rp.get("suspend") is True and "managedBy" not in rp and "suspend" not in cp["spec"],
+                f"{cl}: PyTorchJob copy suspended at runPolicy, not managed by MultiKueue: {rp}")
+        c.check(cp["metadata"]["annotations"].get(ORIGIN + "-uid") == uid, f"{cl}: ours")
+    pr = wait_for("the PyTorchJob's request on asia",
+                  lambda: request_of(w.workers[ASIA], copies[ASIA], "PyTorchJob", "kubeflow.org"))
+    cluster.provisioned(w.workers[ASIA], pr)
+    wait_for("the PyTorchJob's copy on asia released",
+             lambda: pytorchjob(w.workers[ASIA])["spec"]["runPolicy"].get("suspend") is False)
+    wait_for("the PyTorchJob's copy on us to go", lambda: pytorchjob(w.workers[US]) is None)
+    c.check(pytorchjob(w.mgr)["spec"]["runPolicy"].get("suspend") is True,
+            "the manager's PyTorchJob stays suspended")
 
 
 def main():
     c = Checks()
-    with_world(c, binary(), run, CONFIG, crds=[CRD])
+    with_world(c, binary(), run, CONFIG, crds=CRDS)
     return c.done()
 
 
