@@ -13,6 +13,7 @@ the other goes."""
 import hashlib
 import os
 import sys
+import textwrap
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,71 +30,55 @@ kind: Configuration
 multiKueue: {}
 """
 
-JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
+# A job of kind on the manager's queue, for MultiKueue, with spec (indented 2); and the
+# pod spec its templates share (one T4 GPU per pod, as GKE's multikueue-dws asks).
+MANIFEST = """apiVersion: {api_version}
+kind: {kind}
 metadata:
-  name: trainer
+  name: {name}
   namespace: default
   labels:
     kueue.x-k8s.io/queue-name: dws-local-queue
   annotations:
     provreq.kueue.x-k8s.io/maxRunDurationSeconds: "600"
 spec:
-  suspend: true
-  managedBy: kueue.x-k8s.io/multikueue
-  replicatedJobs:
-  - name: workers
-    replicas: 1
-    template:
-      spec:
-        parallelism: 2
-        completions: 2
-        template:
-          spec:
-            restartPolicy: Never
-            nodeSelector:
-              cloud.google.com/gke-accelerator: "nvidia-tesla-t4"
-            tolerations:
-            - {key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule"}
-            containers:
-            - name: train
-              image: busybox
-              resources:
-                requests: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
-                limits: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
+{spec}"""
+POD = """nodeSelector:
+  cloud.google.com/gke-accelerator: "nvidia-tesla-t4"
+tolerations:
+- {key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule"}
+containers:
+- name: train
+  image: busybox
+  resources:
+    requests: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
+    limits: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
 """
-
-
-PYTORCHJOB = """apiVersion: kubeflow.org/v1
-kind: PyTorchJob
-metadata:
-  name: torch
-  namespace: default
-  labels:
-    kueue.x-k8s.io/queue-name: dws-local-queue
-  annotations:
-    provreq.kueue.x-k8s.io/maxRunDurationSeconds: "600"
-spec:
-  runPolicy:
-    suspend: true
-    managedBy: kueue.x-k8s.io/multikueue
-  pytorchReplicaSpecs:
-    Master:
-      replicas: 1
-      restartPolicy: OnFailure
+JOBSET = MANIFEST.format(api_version="jobset.x-k8s.io/v1alpha2", kind="JobSet", name="trainer",
+                         spec=textwrap.indent("""suspend: true
+managedBy: kueue.x-k8s.io/multikueue
+replicatedJobs:
+- name: workers
+  replicas: 1
+  template:
+    spec:
+      parallelism: 2
+      completions: 2
       template:
         spec:
-          nodeSelector:
-            cloud.google.com/gke-accelerator: "nvidia-tesla-t4"
-          tolerations:
-          - {key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule"}
-          containers:
-          - name: pytorch
-            image: busybox
-            resources:
-              requests: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
-              limits: {cpu: "100m", memory: "100Mi", nvidia.com/gpu: "1"}
-"""
+          restartPolicy: Never
+""" + textwrap.indent(POD, " " * 10), "  "))
+PYTORCHJOB = MANIFEST.format(api_version="kubeflow.org/v1", kind="PyTorchJob", name="torch",
+                             spec=textwrap.indent("""runPolicy:
+  suspend: true
+  managedBy: kueue.x-k8s.io/multikueue
+pytorchReplicaSpecs:
+  Master:
+    replicas: 1
+    restartPolicy: OnFailure
+    template:
+      spec:
+""" + textwrap.indent(POD.replace("name: train", "name: pytorch"), " " * 8), "  "))
 
 
 def jobset(api, name="trainer", resource="jobsets", group=GROUP):
@@ -119,16 +104,20 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def run(c, w):
-    path = os.path.join(w.d, "jobset.yaml")
+def submit_copied(w, name, text, get):
+    """text applied on the manager; its UID and its copy on each worker once there."""
+    path = os.path.join(w.d, f"{name}.yaml")
     with open(path, "w") as f:
-        f.write(JOBSET)
+        f.write(text)
     r = w.mgr.kubectl("apply", "-f", path)
     assert r.returncode == 0, r.stderr
-    uid = jobset(w.mgr)["metadata"]["uid"]
+    return get(w.mgr)["metadata"]["uid"], {
+        cl: wait_for(f"the copy of {name} on {cl}", lambda api=api: get(api))
+        for cl, api in w.workers.items()}
 
-    copies = {cl: wait_for(f"the copy on {cl}", lambda api=api: jobset(api))
-              for cl, api in w.workers.items()}
+
+def run(c, w):
+    uid, copies = submit_copied(w, "jobset", JOBSET, jobset)
     check_copies(c, copies, uid)
     for cl, cp in copies.items():
         c.check(cp["spec"]["replicatedJobs"] == jobset(w.mgr)["spec"]["replicatedJobs"],
@@ -175,14 +164,7 @@ def run(c, w):
 
 def run_pytorchjob(c, w):
     """The switch and managedBy under spec.runPolicy: the row's paths, not Job's."""
-    path = os.path.join(w.d, "pytorchjob.yaml")
-    with open(path, "w") as f:
-        f.write(PYTORCHJOB)
-    r = w.mgr.kubectl("apply", "-f", path)
-    assert r.returncode == 0, r.stderr
-    uid = pytorchjob(w.mgr)["metadata"]["uid"]
-    copies = {cl: wait_for(f"the PyTorchJob's copy on {cl}", lambda api=api: pytorchjob(api))
-              for cl, api in w.workers.items()}
+    uid, copies = submit_copied(w, "pytorchjob", PYTORCHJOB, pytorchjob)
     for cl, cp in copies.items():
         rp = cp["spec"].get("runPolicy", {})
         c.check(rp.get("suspend") is True and "managedBy" not in rp and "suspend" not in cp["spec"],
