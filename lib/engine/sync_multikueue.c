@@ -424,7 +424,7 @@ static bool condition_write(struct gq_sync *s, const struct mk_cluster *c, const
         str_is(gq__js_str(old, "message"), c->message ? c->message : ""))
         return true;
     patch = condition_patch(obj, condition_new(s, c, obj, old));
-    snprintf(url, sizeof(url), "%s/status", path);
+    snprintf(url, sizeof(url), "%.300s/status", path);
     ok = gq__kube_call(s->mk->local, "PATCH", url, "application/merge-patch+json",
                        json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
                        &e) == GQ_OK && r.status == 200;
@@ -1331,14 +1331,15 @@ static void gc_kind(struct gq_sync *s, struct mk_cluster *c, const struct gq_int
     }
 }
 
-/* Job and every kind the manager watches that has a suspend switch. */
+/* Job and every kind the manager watches (its CRD served) that has a suspend switch. */
 static size_t gc_rows(struct gq_sync *s, const struct gq_integration **rows, size_t max)
 {
     size_t k, n = 0;
 
     rows[n++] = gq__integration_job();
     for (k = 0; k < s->nkinds && n < max; k++)
-        if (s->kfeed[k].row->suspend && !s->kfeed[k].row->refused)
+        if (s->kfeed[k].row->suspend && !s->kfeed[k].row->refused &&
+            !gq__kube_informer_problem(s->kinf[k]))
             rows[n++] = s->kfeed[k].row;
     return n;
 }
