@@ -1139,6 +1139,16 @@ static const struct {
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "manageJobsWithoutQueueName: true\nwaitForPodsReady: {enable: true}\nqueueVisibility: {}",
      "", "manageJobsWithoutQueueName"},
+    /* multiKueue is enforced (a manager gpuqd), but for Kueue's external frameworks and
+     * ClusterProfile API; v1beta1 has no incremental dispatcher config. */
+    {"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "multiKueue: {origin: o, gcInterval: 0s, workerLostTimeout: 1m, dispatcherName: "
+     "kueue.x-k8s.io/multikueue-dispatcher-incremental, incrementalDispatcherConfig: "
+     "{stepSize: 2}, externalFrameworks: [{name: a.v1.b}], clusterProfile: {}, bogus: 1}",
+     "multiKueue.bogus", "multiKueue.externalFrameworks multiKueue.clusterProfile"},
+    {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+     "multiKueue: {origin: o, incrementalDispatcherConfig: {stepSize: 2}}",
+     "multiKueue.incrementalDispatcherConfig", ""},
     /* v1beta1's waitForPodsReady switched off asks for nothing. */
     {"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "waitForPodsReady: {enable: false, timeout: 5m}",

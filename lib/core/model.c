@@ -295,6 +295,10 @@ void gq__object_clear(struct gq_object *obj)
         free(obj->u.config.extra);
         gq__kvs_clear(&obj->u.config.afs_weights);
         free(obj->u.config.afs_weights_raw);
+        free(obj->u.config.mk_origin);
+        free(obj->u.config.mk_dispatcher);
+        free(obj->u.config.mk_external_frameworks);
+        free(obj->u.config.mk_cluster_profile);
         break;
     case GQ_KIND_JOB:
     case GQ_KIND_WORKLOAD:

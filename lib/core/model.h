@@ -218,6 +218,15 @@ struct gq_configuration {
     struct gq_strs exclude_prefixes; /* resources.excludeResourcePrefixes */
     char *device_class_mappings;     /* resources.deviceClassMappings, kept, not enforced */
     char *extra;                     /* canonical JSON of the fields kept verbatim, not enforced */
+    /* multiKueue (engine/sync_multikueue.c reads them from the stored spec): */
+    bool multikueue;                 /* multiKueue given */
+    int64_t mk_gc_interval_ms;       /* gcInterval, default 1m; 0: no garbage collection */
+    char *mk_origin;                 /* origin, the origin label's value, default "multikueue" */
+    int64_t mk_lost_timeout_ms;      /* workerLostTimeout, default 15m */
+    char *mk_dispatcher;             /* dispatcherName, default Kueue's AllAtOnce */
+    int32_t mk_step_size;            /* incrementalDispatcherConfig.stepSize, default 3 */
+    char *mk_external_frameworks;    /* externalFrameworks, kept, not enforced */
+    char *mk_cluster_profile;        /* clusterProfile, kept, not enforced */
 };
 
 struct gq_namespace {

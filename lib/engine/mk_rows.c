@@ -25,6 +25,7 @@ static void wl_free(struct mk_wl *w)
     free(w->check_state);
     free(w->config);
     free(w->winner);
+    free(w->kind);
     for (i = 0; i < w->ncopies; i++) {
         free(w->copies[i].cluster);
         free(w->copies[i].uid);
@@ -74,6 +75,7 @@ static int wl_row(const struct gq_mk_row *r, void *payload, gq_error *err)
         w->check_state = dup_or_null(r->check_state, &oom);
         w->config = dup_or_null(r->config, &oom);
         w->winner = dup_or_null(r->winner, &oom);
+        w->kind = dup_or_null(r->kind, &oom);
     }
     if (r->cluster) {
         cap = w->ncopies;

@@ -13,6 +13,7 @@
 #include "gpuqueue/common.h"
 
 struct gq_store;
+struct gq_integration;
 
 #define GQ_MK_LOST_TIMEOUT_MS (15 * 60 * 1000) /* Kueue's workerLostTimeout default */
 
@@ -26,7 +27,8 @@ struct mk_copy {
 /* One workload's row and its live copies. */
 struct mk_wl {
     int64_t id, evictions;
-    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner;
+    char *ns, *name, *job, *uid, *state, *check, *check_state, *config, *winner, *kind;
+    const struct gq_integration *row; /* its kind's row, when the reader sets it (borrowed) */
     struct mk_copy *copies;
     size_t ncopies;
 };

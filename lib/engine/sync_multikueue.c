@@ -10,11 +10,14 @@
  *    worker with that worker's credentials only. Its Active condition is
  *    what the last call found: Active, BadConfig (no Secret, no key, a
  *    kubeconfig that does not load) or ClientConnectionFailed (refused,
- *    401/403, unreachable), kept in the database (migration 0018);
+ *    401/403, unreachable), kept in the database (migration 0018) and
+ *    written to the MultiKueueCluster's status on the manager's API server
+ *    when it changes, as Kueue's updateStatus does;
  *  - a workload that reserved quota on the manager, with a Pending check of
  *    controller kueue.x-k8s.io/multikueue, is copied to every Active worker
- *    of the check's MultiKueueConfig (AllAtOnce): its Job, suspended, with
- *    spec.managedBy dropped, the origin label
+ *    of the check's MultiKueueConfig (AllAtOnce): its job (a Job, or any
+ *    kind of the integration table with a suspend switch: kinds_list),
+ *    suspended, with spec.managedBy dropped, the origin label
  *    kueue.x-k8s.io/multikueue-origin and the manager Job's UID in
  *    kueue.x-k8s.io/multikueue-origin-uid. The copy is recorded before the
  *    request (multikueue_remotes), so a manager killed after sending finds
@@ -33,6 +36,11 @@
  *    clusterName: its spec.managedBy is MultiKueue's) and its status is the
  *    winner's copy's, copied through the status subresource, so the Job
  *    finishes, and its workload with it, when the copy does;
+ *  - the Configuration's multiKueue is read each turn: origin (the origin
+ *    label's value, "multikueue"), workerLostTimeout (below), gcInterval
+ *    (every 1 min, copies with our origin whose manager Job is gone are
+ *    deleted: gc_turn) and dispatcherName: AllAtOnce (every worker of the
+ *    config) or Incremental (rounds of stepSize workers: mk_dispatch.h);
  *  - a winner's copy gone while its worker answers, or its worker inactive
  *    for longer than the Configuration's multiKueue.workerLostTimeout
  *    (15 min by default), puts the check in Retry (the engine evicts and
@@ -46,8 +54,10 @@
 
 #include "admit.h" /* gq__grow */
 #include "error.h"
+#include "integration.h"
 #include "manifest_kubeconfig.h"
 #include "mk_rows.h"
+#include "mk_dispatch.h"
 #include "os.h"
 #include "state.h"
 #include "store.h"
@@ -57,7 +67,9 @@
 
 #define ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
 #define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
-#define DEFAULT_ORIGIN "multikueue"
+#define DEFAULT_ORIGIN "multikueue"        /* Kueue's defaults of the Configuration's multiKueue */
+#define LOST_TIMEOUT_MS GQ_MK_LOST_TIMEOUT_MS /* workerLostTimeout */
+#define GC_INTERVAL_MS (60 * 1000)       /* gcInterval */
 #define RECONNECT_MS 3000                /* a cluster that failed is tried again after this */
 #define MAX_WORKLOADS 512                /* per turn: the next turn takes the rest */
 
@@ -69,22 +81,45 @@ struct mk_cluster {
     bool seen;              /* still a MultiKueueCluster this turn */
     int active;             /* as stored: 1, 0, -1 unknown */
     char *reason;           /* as stored */
+    char *message;          /* as stored */
+    char *posted;           /* the Active condition the API server was last found to show */
+    int64_t post_mono;      /* monotonic ms before which a failed status write is not retried */
     int64_t inactive_since; /* store ms, as stored */
     int64_t retry_mono;     /* monotonic ms of the next connect attempt */
-    json_object *jobs;      /* this turn's copies by "ns/name"; NULL: not listed this turn */
+    json_object *jobs;      /* this turn's copies by kind (kind_key), then by "ns/name";
+                               NULL: not answering this turn; a kind absent: not listed */
 };
 
 struct mk_queued;
+
+/* The Configuration's multiKueue, read each turn (Kueue's defaults when it has none). */
+struct mk_settings {
+    int64_t lost_ms;  /* workerLostTimeout */
+    int64_t gc_ms;    /* gcInterval; 0: no garbage collection */
+    char origin[64];  /* origin: the origin label's value (a label value, <= 63) */
+    bool incremental; /* dispatcherName: Incremental, else AllAtOnce */
+    size_t step;      /* incrementalDispatcherConfig.stepSize */
+};
+
+/* A workload's Incremental dispatch rounds (Kueue keeps them in memory too). */
+struct mk_round {
+    int64_t id;
+    struct gq_mk_round r;
+};
 
 struct gq_mk {
     struct mk_cluster *v;
     size_t n, cap;
     struct gq_kube *local;  /* the manager's own API server, for this file's calls */
     int64_t after;          /* the next turn's page starts after this workload id */
-    json_object *jobs;      /* this turn's manager Jobs by "ns/name" (queued ones) */
+    json_object *jobs;      /* this turn's manager jobs (queued ones), as a worker's jobs */
     json_object *configs;   /* this turn's MultiKueueConfigs read, by name */
     struct mk_queued *queue; /* writes to make in the turn's next transaction */
     size_t nqueue, capqueue;
+    struct mk_settings set;  /* this turn's */
+    int64_t gc_mono;         /* monotonic ms of the next garbage collection */
+    struct mk_round *rounds; /* Incremental's, by workload; forgotten once it holds no quota */
+    size_t nrounds, caprounds;
 };
 
 /* ------------------------------------------------------------ the store */
@@ -196,6 +231,8 @@ static void cluster_free(struct mk_cluster *c)
     free(c->name);
     free(c->spec);
     free(c->reason);
+    free(c->message);
+    free(c->posted);
 }
 
 static int cluster_row(const struct gq_mk_cluster_row *r, void *payload, gq_error *err)
@@ -217,6 +254,8 @@ static int cluster_row(const struct gq_mk_cluster_row *r, void *payload, gq_erro
     }
     free(c->reason);
     c->reason = r->reason ? gq__strdup(r->reason) : NULL;
+    free(c->message);
+    c->message = r->message ? gq__strdup(r->message) : NULL;
     c->seen = true;
     c->active = r->active;
     c->inactive_since = r->inactive_since;
@@ -263,7 +302,148 @@ static int set_active(struct gq_sync *s, struct mk_cluster *c, bool active, cons
     c->active = active ? 1 : 0;
     free(c->reason);
     c->reason = gq__strdup(reason);
+    free(c->message);
+    c->message = gq__strdup(message);
     return mk_write(s, (struct mk_write){W_ACTIVE, 0, 0, c->name, reason, message, active}, err);
+}
+
+/* ------------------------------------ the Active condition on the API server */
+
+/*
+ * Kueue writes the condition to the MultiKueueCluster's status
+ * (multikueuecluster.go, updateStatus), so `kubectl get multikueueclusters`
+ * shows it; so does the manager here, through its own client (the write
+ * gate: only the leader writes). The API server is read (one GET) only when
+ * the condition differs from what it was last found to show, and written
+ * (a merge patch of status carrying the resourceVersion read, so a
+ * concurrent change is a 409 and the next turn reads again) only when its
+ * Active condition differs in status, reason or message (Kueue's
+ * cmpConditionState); other conditions are kept, and so is
+ * lastTransitionTime while the status stays.
+ */
+
+static json_object *active_condition(json_object *obj)
+{
+    json_object *conds = gq__js_get(obj, "status.conditions");
+    size_t i, n = conds && json_object_is_type(conds, json_type_array)
+                      ? json_object_array_length(conds) : 0;
+
+    for (i = 0; i < n; i++) {
+        json_object *x = json_object_array_get_idx(conds, i);
+        const char *t = gq__js_str(x, "type");
+
+        if (t && !strcmp(t, "Active"))
+            return x;
+    }
+    return NULL;
+}
+
+static bool str_is(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+/* The new Active condition of c, for the object obj read from the API server. */
+static json_object *condition_new(struct gq_sync *s, const struct mk_cluster *c, json_object *obj,
+                                  json_object *old)
+{
+    const char *status = c->active ? "True" : "False";
+    json_object *cond = json_object_new_object(), *gen = gq__js_get(obj, "metadata.generation");
+    char when[GQ_RFC3339_BUFSIZE];
+    const char *since = old && str_is(gq__js_str(old, "status"), status)
+                            ? gq__js_str(old, "lastTransitionTime") : NULL;
+
+    json_object_object_add(cond, "type", json_object_new_string("Active"));
+    json_object_object_add(cond, "status", json_object_new_string(status));
+    json_object_object_add(cond, "reason", json_object_new_string(c->reason));
+    json_object_object_add(cond, "message", json_object_new_string(c->message ? c->message : ""));
+    json_object_object_add(cond, "observedGeneration",
+                           json_object_new_int64(gen ? json_object_get_int64(gen) : 0));
+    json_object_object_add(cond, "lastTransitionTime",
+                           json_object_new_string(since ? since
+                                                        : gq__rfc3339(when, gq__store_now(s->st))));
+    return cond;
+}
+
+/* The merge patch that puts cond in obj's conditions, the others kept, guarded by its RV. */
+static json_object *condition_patch(json_object *obj, json_object *cond)
+{
+    json_object *conds = gq__js_get(obj, "status.conditions"), *v = json_object_new_array(),
+                *patch = json_object_new_object(), *meta = json_object_new_object(),
+                *status = json_object_new_object();
+    size_t i, n = conds && json_object_is_type(conds, json_type_array)
+                      ? json_object_array_length(conds) : 0;
+
+    for (i = 0; i < n; i++) {
+        json_object *x = json_object_array_get_idx(conds, i);
+
+        if (!str_is(gq__js_str(x, "type"), "Active"))
+            json_object_array_add(v, json_object_get(x));
+    }
+    json_object_array_add(v, cond);
+    json_object_object_add(meta, "resourceVersion",
+                           json_object_new_string(gq__js_str(obj, "metadata.resourceVersion")
+                                                      ? gq__js_str(obj, "metadata.resourceVersion")
+                                                      : ""));
+    json_object_object_add(status, "conditions", v);
+    json_object_object_add(patch, "metadata", meta);
+    json_object_object_add(patch, "status", status);
+    return patch;
+}
+
+/* Write c's condition to obj's status; true once the API server shows it. */
+static bool condition_write(struct gq_sync *s, const struct mk_cluster *c, const char *path,
+                            json_object *obj)
+{
+    json_object *old = active_condition(obj), *patch;
+    struct gq_kube_resp r = {0};
+    char url[320], line[256];
+    gq_error e = {0};
+    bool ok;
+
+    if (old && str_is(gq__js_str(old, "status"), c->active ? "True" : "False") &&
+        str_is(gq__js_str(old, "reason"), c->reason) &&
+        str_is(gq__js_str(old, "message"), c->message ? c->message : ""))
+        return true;
+    patch = condition_patch(obj, condition_new(s, c, obj, old));
+    snprintf(url, sizeof(url), "%.300s/status", path);
+    ok = gq__kube_call(s->mk->local, "PATCH", url, "application/merge-patch+json",
+                       json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
+                       &e) == GQ_OK && r.status == 200;
+    json_object_put(patch);
+    if (!ok && e.code != GQ_ENOTLEADER) {
+        if (!e.code)
+            gq__kube_status_line(line, sizeof(line), &r);
+        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, c->name,
+                     "status-write-failed", "%s", e.code ? e.msg : line);
+    }
+    gq__kube_resp_free(&r);
+    return ok;
+}
+
+/* c's Active condition onto its MultiKueueCluster's status, when the API server lacks it. */
+static void status_post(struct gq_sync *s, struct mk_cluster *c, int64_t now)
+{
+    struct gq_kube_resp r = {0};
+    char want[1024], path[320];
+    gq_error e = {0};
+    bool done = false;
+
+    if (c->active < 0 || !c->reason || now < c->post_mono)
+        return;
+    snprintf(want, sizeof(want), "%d\n%s\n%s", c->active, c->reason, c->message ? c->message : "");
+    if (c->posted && !strcmp(c->posted, want))
+        return;
+    snprintf(path, sizeof(path), "/apis/kueue.x-k8s.io/v1beta1/multikueueclusters/%s", c->name);
+    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK)
+        done = r.status == 404 || (r.status == 200 && condition_write(s, c, path, r.json));
+    gq__kube_resp_free(&r);
+    if (!done) {
+        c->post_mono = now + RECONNECT_MS; /* a 409, a refusal, no RBAC: again later */
+        return;
+    }
+    free(c->posted);
+    c->posted = gq__strdup(want);
 }
 
 /* The kubeconfig text of a Secret in gpuqd's namespace (key "kubeconfig"), or why not. */
@@ -361,28 +541,105 @@ static json_object *by_name(json_object *list)
     return out;
 }
 
+/*
+ * Kinds of job. Any kind of the integration table with a suspend switch is
+ * dispatched the same way (Kueue's MultiKueue adapters for Job, JobSet,
+ * the Kubeflow jobs, MPIJob, RayJob, RayCluster, TrainJob differ only in
+ * these paths): its collection's path, its suspend switch (the row's), and
+ * spec.managedBy beside it (spec.runPolicy.managedBy for the Kubeflow jobs).
+ * A turn lists each kind it needs once per cluster: Job always (the
+ * worker's health), the others that the page's workloads or the garbage
+ * collection need.
+ */
+static void kind_key(char *buf, size_t size, const struct gq_integration *row)
+{
+    snprintf(buf, size, "%s.%s", row->plural, row->group);
+}
+
+/* The objects of row's kind in a listing by kind, by "ns/name"; NULL: not listed this turn. */
+static json_object *listing(json_object *all, const struct gq_integration *row)
+{
+    char key[320];
+    json_object *v;
+
+    kind_key(key, sizeof(key), row);
+    return all && json_object_object_get_ex(all, key, &v) ? v : NULL;
+}
+
+/* row's objects on k with the (URL-encoded) label selector, into all; false with why. */
+static bool list_kind(struct gq_kube *k, const struct gq_integration *row, const char *selector,
+                      json_object *all, char *why, size_t whylen)
+{
+    struct gq_kube_resp r = {0};
+    char path[640], key[320];
+    json_object *objs = NULL;
+    gq_error e = {0};
+
+    gq__sync_job_path(path, sizeof(path) - 128, row, NULL, NULL, NULL);
+    snprintf(path + strlen(path), sizeof(path) - strlen(path), "?labelSelector=%s", selector);
+    if (gq__kube_call(k, "GET", path, NULL, NULL, &r, &e) != GQ_OK)
+        snprintf(why, whylen, "%s", e.msg);
+    else if (r.status != 200 || !(objs = by_name(r.json)))
+        gq__kube_status_line(why, whylen, &r);
+    gq__kube_resp_free(&r);
+    if (!objs)
+        return false;
+    kind_key(key, sizeof(key), row);
+    json_object_object_add(all, key, objs);
+    return true;
+}
+
+/* The URL-encoded selector of our copies: the origin label with the configured origin. */
+static void origin_selector(struct gq_sync *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%%3D%s", ORIGIN_LABEL, s->mk->set.origin);
+}
+
+/* The path of w's job (NULL name: its namespace's collection) on any cluster. */
+static void wl_path(char *buf, size_t size, const struct mk_wl *w, const char *name)
+{
+    gq__sync_job_path(buf, size, w->row, NULL, w->ns, name);
+}
+
+/*
+ * The kinds of rows not listed yet this turn, listed: the manager's queued
+ * objects (the copies' source, the mirrors' target, the collector's truth)
+ * and the copies on each worker that answers. A kind a worker does not
+ * serve stays unlisted there: its copies wait, nothing is deleted.
+ */
+static void kinds_list(struct gq_sync *s, const struct gq_integration *const *rows, size_t n)
+{
+    char sel[160], why[512];
+    size_t i, j;
+
+    origin_selector(s, sel, sizeof(sel));
+    for (i = 0; i < n && !s->deposed; i++) {
+        if (!listing(s->mk->jobs, rows[i]) &&
+            !list_kind(s->mk->local, rows[i], GQ_SYNC_QUEUE_LABEL, s->mk->jobs, why, sizeof(why)))
+            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, rows[i]->plural,
+                         "list-failed", "%s", why);
+        for (j = 0; j < s->mk->n; j++) {
+            struct mk_cluster *c = &s->mk->v[j];
+
+            if (c->k && c->jobs && !listing(c->jobs, rows[i]))
+                list_kind(c->k, rows[i], sel, c->jobs, why, sizeof(why));
+        }
+    }
+}
+
 /* The copies on the worker, listed by our origin label, into c->jobs; false when it failed. */
 static bool cluster_list(struct gq_sync *s, struct mk_cluster *c, char *why, size_t whylen)
 {
-    struct gq_kube_resp r = {0};
-    char path[256];
-    gq_error e = {0};
-    bool ok = false;
+    char sel[160];
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s%%3D%s", ORIGIN_LABEL,
-             DEFAULT_ORIGIN);
+    origin_selector(s, sel, sizeof(sel));
+    json_object_put(c->jobs);
+    c->jobs = json_object_new_object();
+    if (c->jobs && list_kind(c->k, gq__integration_job(), sel, c->jobs, why, whylen))
+        return true;
     json_object_put(c->jobs);
     c->jobs = NULL;
-    if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) != GQ_OK) {
-        snprintf(why, whylen, "%s", e.msg);
-    } else if (r.status != 200 || !(c->jobs = by_name(r.json))) {
-        gq__kube_status_line(why, whylen, &r);
-    } else {
-        ok = true;
-    }
-    (void)s;
-    gq__kube_resp_free(&r);
-    return ok;
+    return false;
 }
 
 /* Connect (when due) and list each cluster; its Active condition from what that found. */
@@ -390,7 +647,7 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
 {
     struct gq_mk *m = s->mk;
     int64_t now = gq__mono_us() / 1000;
-    char why[512];
+    char why[512], msg[560];
     size_t i;
     int rc = GQ_OK;
 
@@ -403,7 +660,8 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
             continue;
         if (!c->k && !cluster_connect(s, c, why, sizeof(why))) {
             c->retry_mono = now + RECONNECT_MS;
-            rc = set_active(s, c, false, "BadConfig", why, err);
+            snprintf(msg, sizeof(msg), "load client config failed: %s", why); /* Kueue's words */
+            rc = set_active(s, c, false, "BadConfig", msg, err);
             continue;
         }
         if (!cluster_list(s, c, why, sizeof(why))) {
@@ -414,6 +672,8 @@ static int clusters_turn(struct gq_sync *s, gq_error *err)
         }
         rc = set_active(s, c, true, "Active", "Connected", err);
     }
+    for (i = 0; rc == GQ_OK && i < m->n && !s->deposed; i++)
+        status_post(s, &m->v[i], now);
     return rc;
 }
 
@@ -446,73 +706,108 @@ static json_object *listed_copy(const struct mk_cluster *c, const struct mk_wl *
     json_object *j;
     const char *o;
 
-    if (!c || !c->jobs)
-        return NULL;
     snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
-    if (!json_object_object_get_ex(c->jobs, key, &j))
+    if (!c || !json_object_object_get_ex(listing(c->jobs, w->row), key, &j))
         return NULL;
     o = copy_origin_uid(j);
     return o && !strcmp(o, w->uid) ? j : NULL;
 }
 
-static bool admitted_copy(json_object *job)
+static bool admitted_copy(const struct mk_wl *w, json_object *job)
 {
-    json_object *v = gq__js_get(job, "spec.suspend");
+    json_object *v = gq__js_get(job, w->row->suspend);
 
     return v && !json_object_get_boolean(v);
 }
 
 /* Delete w's copy on c (UID precondition: a newer copy of the same name stays). */
+/* DELETE path on k with uid as precondition (a newer object of the same name stays). */
+static int remote_delete(struct gq_kube *k, const char *path, const char *uid,
+                         struct gq_kube_resp *r, gq_error *e)
+{
+    char body[256];
+
+    snprintf(body, sizeof(body),
+             "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
+             "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
+    return gq__kube_call(k, "DELETE", path, NULL, body, r, e);
+}
+
 static int copy_delete(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w,
                        struct mk_copy *cp, gq_error *err)
 {
     struct gq_kube_resp r = {0};
     json_object *job = listed_copy(c, w);
     const char *uid = cp->uid ? cp->uid : job ? gq__js_str(job, "metadata.uid") : NULL;
-    char path[512], body[256];
+    char path[512], line[256];
     gq_error e = {0};
-    int rc = GQ_OK;
 
-    if (!c || !c->k || !c->jobs)
+    if (!c || !c->k || !listing(c->jobs, w->row))
         return GQ_OK; /* its worker does not answer: again once it does */
     if (uid && (job || cp->uid)) {
-        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
-        snprintf(body, sizeof(body),
-                 "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":"
-                 "\"Background\",\"preconditions\":{\"uid\":\"%s\"}}", uid);
-        if (gq__kube_call(c->k, "DELETE", path, NULL, body, &r, &e) != GQ_OK) {
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "remote-delete-failed", "on %s: %s", c->name, e.msg);
+        wl_path(path, sizeof(path), w, w->job);
+        if (remote_delete(c->k, path, uid, &r, &e) != GQ_OK) {
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "remote-delete-failed", "on %s: %s", c->name, e.msg);
             return GQ_OK;
         }
         if (r.status != 200 && r.status != 202 && r.status != 404 && r.status != 409) {
-            char line[256];
-
             gq__kube_status_line(line, sizeof(line), &r);
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "remote-delete-failed", "on %s: %s", c->name, line);
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "remote-delete-failed", "on %s: %s", c->name, line);
             gq__kube_resp_free(&r);
             return GQ_OK;
         }
         gq__kube_resp_free(&r);
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "remote-deleted",
-                     "copy on %s", c->name);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, w->row, w->ns, w->job, "remote-deleted",
+                         "copy on %s", c->name);
     }
-    rc = mk_write(s, (struct mk_write){W_DELETED, w->id, 0, cp->cluster, NULL, NULL, false}, err);
-    return rc;
+    return mk_write(s, (struct mk_write){W_DELETED, w->id, 0, cp->cluster, NULL, NULL, false}, err);
 }
 
 /* The manager's Job as the worker gets it: suspended, not managed by MultiKueue, ours. */
-static json_object *copy_body(const struct mk_wl *w, json_object *local)
+/* The object at path's parent in o, made on the way; *last is path's last segment. */
+static json_object *path_parent(json_object *o, const char *path, char *last, size_t size)
+{
+    char seg[128];
+    const char *dot;
+    json_object *next;
+
+    while (o && (dot = strchr(path, '.'))) {
+        snprintf(seg, sizeof(seg), "%.*s", (int)(dot - path), path);
+        if (!json_object_object_get_ex(o, seg, &next) || !json_object_is_type(next, json_type_object)) {
+            next = json_object_new_object();
+            json_object_object_add(o, seg, next);
+        }
+        o = next;
+        path = dot + 1;
+    }
+    snprintf(last, size, "%s", path);
+    return o;
+}
+
+/*
+ * The manager's job as the worker gets it: suspended at its row's switch,
+ * not managed by MultiKueue (managedBy beside the switch dropped), ours
+ * (the origin label, the manager object's UID). A Job loses what its API
+ * server defaulted for its selector, which the worker's would refuse.
+ */
+static json_object *copy_body(const struct mk_wl *w, json_object *local, const char *origin)
 {
     static const char *const drop_labels[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
                                               "job-name", "batch.kubernetes.io/job-name"};
     json_object *job = json_object_new_object(), *meta = json_object_new_object(), *v, *spec,
-                *labels, *ann, *tl;
+                *labels, *ann, *tl, *sw;
+    char gv[256], last[128];
     size_t i;
 
-    json_object_object_add(job, "apiVersion", json_object_new_string("batch/v1"));
-    json_object_object_add(job, "kind", json_object_new_string("Job"));
+    if (*w->row->group)
+        snprintf(gv, sizeof(gv), "%s/%s", w->row->group, w->row->versions[0]);
+    else
+        snprintf(gv, sizeof(gv), "%s", w->row->versions[0]);
+    json_object_object_add(job, "apiVersion", json_object_new_string(
+                                                  gq__js_str(local, "apiVersion") ? gq__js_str(local, "apiVersion") : gv));
+    json_object_object_add(job, "kind", json_object_new_string(w->row->kind));
     json_object_object_add(meta, "name", json_object_new_string(w->job));
     json_object_object_add(meta, "namespace", json_object_new_string(w->ns));
     labels = NULL;
@@ -520,7 +815,7 @@ static json_object *copy_body(const struct mk_wl *w, json_object *local)
         json_object_deep_copy(v, &labels, NULL);
     if (!labels)
         labels = json_object_new_object();
-    json_object_object_add(labels, ORIGIN_LABEL, json_object_new_string(DEFAULT_ORIGIN));
+    json_object_object_add(labels, ORIGIN_LABEL, json_object_new_string(origin));
     json_object_object_add(meta, "labels", labels);
     ann = NULL;
     if ((v = gq__js_get(local, "metadata.annotations")))
@@ -537,14 +832,18 @@ static json_object *copy_body(const struct mk_wl *w, json_object *local)
         json_object_deep_copy(v, &spec, NULL);
     if (!spec)
         spec = json_object_new_object();
-    json_object_object_del(spec, "managedBy");
-    json_object_object_del(spec, "selector");
-    json_object_object_del(spec, "manualSelector");
-    json_object_object_add(spec, "suspend", json_object_new_boolean(1));
-    if ((tl = gq__js_get(spec, "template.metadata.labels")))
-        for (i = 0; i < sizeof(drop_labels) / sizeof(drop_labels[0]); i++)
-            json_object_object_del(tl, drop_labels[i]);
     json_object_object_add(job, "spec", spec);
+    if ((sw = path_parent(job, w->row->suspend, last, sizeof(last)))) {
+        json_object_object_del(sw, "managedBy");
+        json_object_object_add(sw, last, json_object_new_boolean(1));
+    }
+    if (w->row == gq__integration_job()) {
+        json_object_object_del(spec, "selector");
+        json_object_object_del(spec, "manualSelector");
+        if ((tl = gq__js_get(spec, "template.metadata.labels")))
+            for (i = 0; i < sizeof(drop_labels) / sizeof(drop_labels[0]); i++)
+                json_object_object_del(tl, drop_labels[i]);
+    }
     return job;
 }
 
@@ -556,28 +855,10 @@ static json_object *local_job(struct gq_sync *s, const struct mk_wl *w)
     const char *uid;
 
     snprintf(key, sizeof(key), "%s/%s", w->ns, w->job);
-    if (!s->mk->jobs || !json_object_object_get_ex(s->mk->jobs, key, &j))
+    if (!json_object_object_get_ex(listing(s->mk->jobs, w->row), key, &j))
         return NULL;
     uid = gq__js_str(j, "metadata.uid");
-    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a Job re-created is another workload */
-}
-
-/* The manager's queued Jobs, listed once for the turn (the copies' source, the mirrors' target). */
-static void local_list(struct gq_sync *s)
-{
-    struct gq_kube_resp r = {0};
-    char path[256];
-    gq_error e = {0};
-
-    json_object_put(s->mk->jobs);
-    s->mk->jobs = NULL;
-    snprintf(path, sizeof(path), "/apis/batch/v1/jobs?labelSelector=%s", GQ_SYNC_QUEUE_LABEL);
-    if (gq__kube_call(s->mk->local, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200)
-        s->mk->jobs = by_name(r.json);
-    else
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_SYNC, NULL, "jobs", "list-failed",
-                     "%s", e.code ? e.msg : gq__kube_status_message(&r));
-    gq__kube_resp_free(&r);
+    return uid && !strcmp(uid, w->uid) ? j : NULL; /* a job re-created is another workload */
 }
 
 /* Send w's copy to c (its intent already recorded); the worker's answer recorded. */
@@ -585,18 +866,18 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
                      gq_error *err)
 {
     struct gq_kube_resp r = {0};
-    json_object *body = copy_body(w, local);
+    json_object *body = copy_body(w, local, s->mk->set.origin);
     const char *uid = NULL;
     char path[512], line[256];
     gq_error e = {0};
     int rc = GQ_OK;
 
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs", w->ns);
+    wl_path(path, sizeof(path), w, NULL);
     if (gq__kube_call(c->k, "POST", path, NULL,
                       json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN), &r,
                       &e) != GQ_OK) {
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "dispatch-failed", "to %s: %s", c->name, e.msg);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "dispatch-failed",
+                         "to %s: %s", c->name, e.msg);
         json_object_put(body);
         return GQ_OK; /* the intent stands: sent again next turn */
     }
@@ -606,23 +887,23 @@ static int copy_send(struct gq_sync *s, struct mk_cluster *c, struct mk_wl *w, j
     } else if (r.status == 409) {
         /* Sent before a crash, or listed late: ours when it carries our origin UID. */
         gq__kube_resp_free(&r);
-        snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s", w->ns, w->job);
+        wl_path(path, sizeof(path), w, w->job);
         if (gq__kube_call(c->k, "GET", path, NULL, NULL, &r, &e) == GQ_OK && r.status == 200 &&
             copy_origin_uid(r.json) && !strcmp(copy_origin_uid(r.json), w->uid))
             uid = gq__js_str(r.json, "metadata.uid");
         else
-            gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                         "dispatch-conflict", "%s already has a Job %s/%s not sent for this one",
-                         c->name, w->ns, w->job);
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job,
+                             "dispatch-conflict", "%s already has a %s %s/%s not sent for this one",
+                             c->name, w->row->kind, w->ns, w->job);
     } else {
         gq__kube_status_line(line, sizeof(line), &r);
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "dispatch-failed", "to %s: %s", c->name, line);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "dispatch-failed",
+                         "to %s: %s", c->name, line);
     }
     gq__crash_point("multikueue-sent"); /* the worker has the copy; its UID not recorded */
     if (uid) {
-        gq__sync_log(s, GQ_EVENT_LEVEL_INFO, GQ_EVENT_KIND_JOB, w->ns, w->job, "dispatched",
-                     "copy created on %s", c->name);
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, w->row, w->ns, w->job, "dispatched",
+                         "copy created on %s", c->name);
         rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, c->name, uid, NULL, false}, err);
     }
     gq__kube_resp_free(&r);
@@ -647,9 +928,60 @@ static json_object *config_clusters(struct gq_sync *s, const char *name, gq_erro
     return gq__js_get(cfg, "spec.clusters");
 }
 
+/* w's dispatch rounds, made when it has none; NULL when out of memory. */
+static struct mk_round *round_of(struct gq_mk *m, const struct mk_wl *w)
+{
+    size_t i;
+
+    for (i = 0; i < m->nrounds; i++)
+        if (m->rounds[i].id == w->id)
+            return &m->rounds[i];
+    if (gq__grow(&m->rounds, &m->caprounds, m->nrounds, sizeof(*m->rounds)) < 0)
+        return NULL;
+    memset(&m->rounds[m->nrounds], 0, sizeof(*m->rounds));
+    m->rounds[m->nrounds].id = w->id;
+    return &m->rounds[m->nrounds++];
+}
+
+static void round_forget(struct gq_mk *m, const struct mk_wl *w)
+{
+    size_t i;
+
+    for (i = 0; i < m->nrounds; i++)
+        if (m->rounds[i].id == w->id) {
+            m->rounds[i] = m->rounds[--m->nrounds];
+            return;
+        }
+}
+
 /*
- * AllAtOnce: a copy planned for every Active worker of the config that has
- * none (its intent queued, sent once the intents are written: send_planned).
+ * How many of the config's n workers (from its start) w goes to now: all
+ * (AllAtOnce) or the Incremental dispatcher's rounds (mk_dispatch.h). A
+ * round first seen since start counts the workers the copies went to.
+ */
+static size_t nominated(struct gq_sync *s, struct mk_wl *w, json_object *clusters, size_t n)
+{
+    struct mk_round *rd;
+    size_t i, j;
+
+    if (!s->mk->set.incremental)
+        return n;
+    if (!(rd = round_of(s->mk, w)))
+        return 0; /* out of memory: next turn */
+    for (i = 0; !rd->r.started && i < n; i++)
+        for (j = 0; j < w->ncopies; j++)
+            if (w->copies[j].evictions == w->evictions &&
+                !strcmp(w->copies[j].cluster,
+                        json_object_get_string(json_object_array_get_idx(clusters, i))))
+                rd->r.nominated = i + 1;
+    return gq__mk_nominate(&rd->r, true, s->mk->set.step, n, w->evictions,
+                           gq__mono_us() / 1000);
+}
+
+/*
+ * A copy planned for every Active worker the dispatcher nominates (all of
+ * the config's with AllAtOnce) that has none (its intent queued, sent once
+ * the intents are written: send_planned).
  */
 static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
@@ -661,13 +993,15 @@ static int dispatch(struct gq_sync *s, struct mk_wl *w, gq_error *err)
         return GQ_OK;
     clusters = config_clusters(s, w->config, err, &rc);
     n = clusters ? json_object_array_length(clusters) : 0;
+    if (rc == GQ_OK && !(n = nominated(s, w, clusters, n)))
+        return GQ_OK;
     for (i = 0; rc == GQ_OK && i < n; i++) {
         const char *name = json_object_get_string(json_object_array_get_idx(clusters, i));
         struct mk_cluster *c = cluster_find(s->mk, name);
         struct mk_copy *cp = gq__mk_copy_on(w, name);
         json_object *had;
 
-        if (!c || !c->k || !c->jobs || (cp && cp->uid))
+        if (!c || !c->k || !listing(c->jobs, w->row) || (cp && cp->uid))
             continue;
         if (cp && (had = listed_copy(c, w))) { /* sent before a crash: the worker has it */
             rc = mk_write(s, (struct mk_write){W_CREATED, w->id, 0, name,
@@ -720,12 +1054,14 @@ static int mirror(struct gq_sync *s, struct mk_wl *w, json_object *copy)
         return GQ_OK;
     patch = json_object_new_object();
     json_object_object_add(patch, "status", json_object_get(status));
-    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/%s/jobs/%s/status", w->ns, w->job);
+    gq__sync_job_path(path, sizeof(path) - 8, w->row, gq__js_str(local, "apiVersion"), w->ns,
+                      w->job);
+    strcat(path, "/status");
     if (gq__kube_call(s->mk->local, "PATCH", path, "application/merge-patch+json",
                       json_object_to_json_string_ext(patch, JSON_C_TO_STRING_PLAIN), &r,
                       &e) != GQ_OK || r.status != 200)
-        gq__sync_log(s, GQ_EVENT_LEVEL_WARNING, GQ_EVENT_KIND_JOB, w->ns, w->job,
-                     "status-copy-failed", "%s", e.code ? e.msg : gq__kube_status_message(&r));
+        gq__sync_log_job(s, GQ_EVENT_LEVEL_WARNING, w->row, w->ns, w->job, "status-copy-failed",
+                         "%s", e.code ? e.msg : gq__kube_status_message(&r));
     gq__kube_resp_free(&r);
     json_object_put(patch);
     return GQ_OK;
@@ -739,18 +1075,18 @@ static int retry(struct gq_sync *s, struct mk_wl *w, const char *message, gq_err
 }
 
 /* The worker that admitted w: its copy mirrored, or the check in Retry once it is lost. */
-static int follow(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+static int follow(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
     struct mk_cluster *c = cluster_find(s->mk, w->winner);
     json_object *copy;
 
-    if (c && c->jobs) {
+    if (c && listing(c->jobs, w->row)) {
         if (!(copy = listed_copy(c, w)))
             return retry(s, w, "Admitting remote no longer exists", err);
         return mirror(s, w, copy);
     }
     if (!c || (c->active == 0 && c->inactive_since &&
-               gq__store_now(s->st) - c->inactive_since >= lost_ms))
+               gq__store_now(s->st) - c->inactive_since >= s->mk->set.lost_ms))
         return retry(s, w, "Admitting remote lost", err);
     return GQ_OK;
 }
@@ -764,13 +1100,13 @@ static const char *first_admitted(struct gq_sync *s, struct mk_wl *w)
         struct mk_cluster *c = cluster_find(s->mk, w->copies[i].cluster);
         json_object *copy = listed_copy(c, w);
 
-        if (copy && w->copies[i].evictions == w->evictions && admitted_copy(copy))
+        if (copy && w->copies[i].evictions == w->evictions && admitted_copy(w, copy))
             return w->copies[i].cluster;
     }
     return NULL;
 }
 
-static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq_error *err)
+static int workload_turn(struct gq_sync *s, struct mk_wl *w, gq_error *err)
 {
     bool holds = gq__mk_holds_quota(w);
     const char *won;
@@ -784,10 +1120,13 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq
         if (!holds || cp->evictions != w->evictions || (w->winner && strcmp(w->winner, cp->cluster)))
             rc = copy_delete(s, cluster_find(s->mk, cp->cluster), w, cp, err);
     }
-    if (rc != GQ_OK || !holds || !w->check || !w->check_state)
+    if (!holds)
+        round_forget(s->mk, w);
+    if (rc != GQ_OK || !holds || !w->check || !w->check_state || !w->row->suspend ||
+        w->row->refused)
         return rc;
     if (w->winner)
-        return follow(s, w, lost_ms, err);
+        return follow(s, w, err);
     if (strcmp(w->check_state, "Pending") != 0)
         return GQ_OK;
     if ((won = first_admitted(s, w))) {
@@ -796,6 +1135,124 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, int64_t lost_ms, gq
         return mk_write(s, (struct mk_write){W_WON, w->id, 0, won, w->check, NULL, false}, err);
     }
     return dispatch(s, w, err);
+}
+
+/* A duration of the settings, or its default when absent or unreadable. */
+static int64_t setting_ms(json_object *mk, const char *name, int64_t def)
+{
+    const char *text = gq__js_str(mk, name);
+    int64_t ms;
+
+    return text && gq__parse_duration_ms(text, &ms) == 0 ? ms : def;
+}
+
+/* The Configuration's multiKueue (as apply checked it), Kueue's defaults without one. */
+static void settings_read(struct gq_sync *s)
+{
+    struct mk_settings *set = &s->mk->set;
+    json_object *mk = NULL, *step;
+    const char *v;
+    char *text = NULL;
+    gq_error e = {0};
+
+    if (gq__store_mk_settings(s->st, &text, &e) == GQ_OK && text)
+        mk = json_tokener_parse(text);
+    free(text);
+    set->lost_ms = setting_ms(mk, "workerLostTimeout", LOST_TIMEOUT_MS);
+    set->gc_ms = setting_ms(mk, "gcInterval", GC_INTERVAL_MS);
+    v = gq__js_str(mk, "origin");
+    snprintf(set->origin, sizeof(set->origin), "%s", v && *v ? v : DEFAULT_ORIGIN);
+    v = gq__js_str(mk, "dispatcherName");
+    set->incremental = v && !strcmp(v, GQ_MK_DISPATCHER_INCREMENTAL);
+    step = gq__js_get(mk, "incrementalDispatcherConfig.stepSize");
+    set->step = step && json_object_get_int(step) > 0 ? (size_t)json_object_get_int(step)
+                                                       : GQ_MK_STEP;
+    json_object_put(mk);
+}
+
+/* ------------------------------------------------------- garbage collection */
+
+/*
+ * Kueue's runGC (multikueuecluster.go), every gcInterval: on each worker
+ * that answers, a copy whose origin label is ours but whose manager object
+ * is gone (no Job of its name and of the UID its annotation names, among
+ * the manager's queued Jobs listed after the copies were) is deleted, with
+ * its UID as precondition. The copies the database knows of are deleted by
+ * workload_turn as their workloads finish; this finds those it does not (a
+ * manager Job deleted while its copies were being sent, a database lost).
+ */
+static void gc_kind(struct gq_sync *s, struct mk_cluster *c, const struct gq_integration *row)
+{
+    json_object *copies = listing(c->jobs, row), *ours = listing(s->mk->jobs, row), *mine;
+    struct gq_kube_resp r = {0};
+    char path[512];
+    gq_error e = {0};
+
+    if (!ours)
+        return; /* the manager's own were not listed: nothing is known to be gone */
+    json_object_object_foreach(copies, key, copy)
+    {
+        const char *origin = copy_origin_uid(copy), *uid = gq__js_str(copy, "metadata.uid"),
+                   *ns = gq__js_str(copy, "metadata.namespace"),
+                   *name = gq__js_str(copy, "metadata.name");
+
+        if (!uid || !ns || !name || (json_object_object_get_ex(ours, key, &mine) &&
+                                     (!origin || str_is(origin, gq__js_str(mine, "metadata.uid")))))
+            continue; /* its manager object is there (by name alone if not made by gpuq) */
+        gq__sync_job_path(path, sizeof(path), row, NULL, ns, name);
+        if (remote_delete(c->k, path, uid, &r, &e) == GQ_OK && (r.status == 200 || r.status == 202))
+            gq__sync_log_job(s, GQ_EVENT_LEVEL_INFO, row, ns, name, "remote-collected",
+                             "orphan copy on %s deleted", c->name);
+        gq__kube_resp_free(&r);
+    }
+}
+
+/* Job and every kind the manager watches (its CRD served) that has a suspend switch. */
+static size_t gc_rows(struct gq_sync *s, const struct gq_integration **rows, size_t max)
+{
+    size_t k, n = 0;
+
+    rows[n++] = gq__integration_job();
+    for (k = 0; k < s->nkinds && n < max; k++)
+        if (s->kfeed[k].row->suspend && !s->kfeed[k].row->refused &&
+            !gq__kube_informer_problem(s->kinf[k]))
+            rows[n++] = s->kfeed[k].row;
+    return n;
+}
+
+static void gc_turn(struct gq_sync *s)
+{
+    const struct gq_integration *rows[GQ_SYNC_MAX_KINDS + 1];
+    int64_t now = gq__mono_us() / 1000;
+    size_t i, k, n;
+
+    if (!s->mk->set.gc_ms || now < s->mk->gc_mono || !s->mk->gc_mono) {
+        if (!s->mk->gc_mono || !s->mk->set.gc_ms)
+            s->mk->gc_mono = now + s->mk->set.gc_ms; /* the first after one interval, as Kueue */
+        return;
+    }
+    s->mk->gc_mono = now + s->mk->set.gc_ms;
+    n = gc_rows(s, rows, sizeof(rows) / sizeof(rows[0]));
+    kinds_list(s, rows, n);
+    for (i = 0; i < s->mk->n && !s->deposed; i++)
+        for (k = 0; s->mk->v[i].k && s->mk->v[i].jobs && k < n; k++)
+            gc_kind(s, &s->mk->v[i], rows[k]);
+}
+
+/* The kinds of this turn's workloads (each once), their rows set; how many. */
+static size_t wls_rows(struct gq_sync *s, struct mk_wls *wls, const struct gq_integration **rows,
+                       size_t max)
+{
+    size_t i, k, n = 0;
+
+    for (i = 0; i < wls->n; i++) {
+        wls->v[i].row = gq__sync_row(s, wls->v[i].kind);
+        for (k = 0; k < n && rows[k] != wls->v[i].row; k++)
+            ;
+        if (k == n && n < max && wls->v[i].row->suspend && !wls->v[i].row->refused)
+            rows[n++] = wls->v[i].row;
+    }
+    return n;
 }
 
 /* A client of gpuqd's own API server for this file's calls: its own rate, not the loop's. */
@@ -824,8 +1281,8 @@ static int local_open(struct gq_sync *s, gq_error *err)
 
 int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
 {
+    const struct gq_integration *rows[GQ_SYNC_MAX_KINDS + 1];
     struct mk_wls wls = {NULL, 0, 0, 0};
-    int64_t lost_ms;
     size_t i;
     int rc;
 
@@ -837,6 +1294,10 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
         return rc;
     json_object_put(s->mk->configs);
     s->mk->configs = NULL;
+    json_object_put(s->mk->jobs);
+    if (!(s->mk->jobs = json_object_new_object()))
+        return gq__error(err, GQ_ENOMEM, "out of memory");
+    settings_read(s);
     wls.after = s->mk->after;
     if ((rc = clusters_turn(s, err)) != GQ_OK || (rc = mk_flush(s, err)) != GQ_OK ||
         (rc = gq__store_read(s->st, wls_txn, &wls, err)) != GQ_OK) {
@@ -845,18 +1306,16 @@ int gq__sync_multikueue(struct gq_sync *s, gq_error *err)
     }
     /* A full page: the next turn takes the one after it; else it starts again. */
     s->mk->after = wls.n == MAX_WORKLOADS ? wls.v[wls.n - 1].id : 0;
-    if (!wls.n) {
-        gq__mk_wls_free(&wls);
-        return GQ_OK;
-    }
-    local_list(s);
-    lost_ms = gq__mk_lost_timeout(s->st);
+    if (wls.n)
+        kinds_list(s, rows, wls_rows(s, &wls, rows, sizeof(rows) / sizeof(rows[0])));
     for (i = 0; rc == GQ_OK && i < wls.n && !s->deposed; i++)
-        rc = workload_turn(s, &wls.v[i], lost_ms, err);
+        rc = workload_turn(s, &wls.v[i], err);
     /* What the turn learnt and the copies it will send, recorded before any is sent. */
     if (rc == GQ_OK && (rc = mk_flush(s, err)) == GQ_OK &&
         (rc = send_planned(s, &wls, err)) == GQ_OK)
         rc = mk_flush(s, err);
+    if (rc == GQ_OK && !s->deposed)
+        gc_turn(s);
     queue_clear(s->mk);
     gq__mk_wls_free(&wls);
     return rc;
@@ -875,6 +1334,7 @@ void gq__sync_multikueue_free(struct gq_sync *s)
     free(s->mk->queue);
     json_object_put(s->mk->jobs);
     json_object_put(s->mk->configs);
+    free(s->mk->rounds);
     gq__kube_close(s->mk->local);
     free(s->mk);
     s->mk = NULL;

@@ -719,7 +719,7 @@ static const struct gq__mf_schema afs_schema = SCHEMA(afs_fields, struct gq_conf
 
 /*
  * Of a Configuration, the engine reads fairSharing, admissionFairSharing,
- * waitForPodsReady (engine_ready.c) and resources. The other settings that
+ * waitForPodsReady (engine_ready.c), resources and multiKueue. The other settings that
  * change what Kueue admits, and when, are kept but not enforced: they are
  * flagged so, and the ones gpuq does not model are kept verbatim (RAW, in
  * `extra`), so that -o yaml and describe still show them. The settings of
@@ -746,6 +746,66 @@ static const struct gq__mf_field resources_fields[] = {
 };
 static const struct gq__mf_schema resources_schema =
     SCHEMA(resources_fields, struct gq_configuration, NULL);
+
+/*
+ * multiKueue: the manager's settings (engine/sync_multikueue.c): the origin
+ * label's value, the garbage collection of orphan copies, the worker lost
+ * timeout and the dispatcher; Kueue's external frameworks and ClusterProfile
+ * API are kept, not enforced.
+ */
+static const struct gq__mf_enum mk_dispatchers[] = {
+    {"kueue.x-k8s.io/multikueue-dispatcher-all-at-once", NULL, ANY},
+    {"kueue.x-k8s.io/multikueue-dispatcher-incremental", NULL, ANY},
+    {NULL, NULL, 0}};
+static const struct gq__mf_field mk_incremental_fields[] = {
+    {.name = "stepSize",
+     .vers = ANY,
+     .type = GQ_MF_INT32,
+     .flags = GQ_MF_POSITIVE,
+     .off = CFG(mk_step_size),
+     .idef = 3},
+};
+static const struct gq__mf_schema mk_incremental_schema =
+    SCHEMA(mk_incremental_fields, struct gq_configuration, NULL);
+static const struct gq__mf_field mk_fields[] = {
+    {.name = "gcInterval",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = CFG(mk_gc_interval_ms),
+     .idef = 60 * 1000},
+    {.name = "origin",
+     .vers = ANY,
+     .type = GQ_MF_STRING,
+     .off = CFG(mk_origin),
+     .sdef = "multikueue",
+     .check = gq_validate_label_value},
+    {.name = "workerLostTimeout",
+     .vers = ANY,
+     .type = GQ_MF_DURATION_MS,
+     .off = CFG(mk_lost_timeout_ms),
+     .idef = 15 * 60 * 1000},
+    {.name = "dispatcherName",
+     .vers = ANY,
+     .type = GQ_MF_ENUM,
+     .off = CFG(mk_dispatcher),
+     .sdef = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once",
+     .enums = mk_dispatchers},
+    {.name = "incrementalDispatcherConfig",
+     .vers = B2,
+     .type = GQ_MF_STRUCT,
+     .sub = &mk_incremental_schema},
+    {.name = "externalFrameworks",
+     .vers = ANY,
+     .type = GQ_MF_RAW,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .off = CFG(mk_external_frameworks)},
+    {.name = "clusterProfile",
+     .vers = B2,
+     .type = GQ_MF_RAW,
+     .flags = GQ_MF_NOT_ENFORCED,
+     .off = CFG(mk_cluster_profile)},
+};
+static const struct gq__mf_schema mk_schema = SCHEMA(mk_fields, struct gq_configuration, NULL);
 
 static const struct gq__mf_field config_fields[] = {
     {.name = "manageJobsWithoutQueueName",
@@ -777,7 +837,12 @@ static const struct gq__mf_field config_fields[] = {
     {.name = "resources", .vers = ANY, .type = GQ_MF_STRUCT, .sub = &resources_schema},
     CONFIG_KEPT("objectRetentionPolicies"),
     CONFIG_KEPT("integrations"),
-    CONFIG_KEPT("multiKueue"),
+    {.name = "multiKueue",
+     .vers = ANY,
+     .type = GQ_MF_STRUCT,
+     .flags = GQ_MF_PRESENCE,
+     .aux = CFG(multikueue),
+     .sub = &mk_schema},
     CONFIG_KEPT("featureGates"),
 };
 static const struct gq__mf_schema config_schema =

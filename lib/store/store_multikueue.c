@@ -127,7 +127,7 @@ static int mk_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
         gq__col_text(stmt, 3),         gq__col_text(stmt, 4),  gq__col_text(stmt, 5),
         gq__col_text(stmt, 6),         gq__col_text(stmt, 7),  gq__col_text(stmt, 8),
         gq__col_text(stmt, 9),         sqlite3_column_int64(stmt, 10), gq__col_text(stmt, 11),
-        gq__col_text(stmt, 12),        sqlite3_column_int64(stmt, 13),
+        gq__col_text(stmt, 12),        sqlite3_column_int64(stmt, 13), gq__col_text(stmt, 14),
     };
 
     return q->fn(&r, q->payload, err);
@@ -147,7 +147,8 @@ int gq__store_mk_rows(struct gq_store *st, int64_t after, size_t max, gq__mk_row
         "SELECT w.id, w.namespace, w.name, w.job_name, w.uid, w.state, ws.chk, "
         "(SELECT c.state FROM workload_checks c WHERE c.workload_id = w.id AND c.name = ws.chk), "
         "(SELECT a.spec ->> '$.spec.parameters.name' FROM admission_checks a WHERE a.name = "
-        "ws.chk), w.cluster_name, w.evictions, r.cluster, r.uid, coalesce(r.evictions, 0) "
+        "ws.chk), w.cluster_name, w.evictions, r.cluster, r.uid, coalesce(r.evictions, 0), "
+        "w.job_kind "
         "FROM ws JOIN workloads w ON w.id = ws.id LEFT JOIN multikueue_remotes r ON "
         "r.workload_id = w.id AND r.deleted_at IS NULL ORDER BY w.id, r.cluster";
     struct rows q = {fn, payload};
@@ -158,7 +159,7 @@ int gq__store_mk_rows(struct gq_store *st, int64_t after, size_t max, gq__mk_row
         return rc;
     sqlite3_bind_int64(c.stmt, 1, (sqlite3_int64)max);
     sqlite3_bind_int64(c.stmt, 2, after);
-    return gq__store_each_row(st, &c, "workloads:#TTTTTttttIttI", false, 0, mk_row, &q, err);
+    return gq__store_each_row(st, &c, "workloads:#TTTTTttttIttIT", false, 0, mk_row, &q, err);
 }
 
 /* One statement on a copy's row: ?1 the workload, ?2 the cluster, ?3 text, ?4 a number. */
@@ -366,4 +367,14 @@ int gq__store_mk_copy_state(struct gq_store *st, const char *uid, const char *ki
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return gq__store_sqlerr(st, rc, err, "read");
     return *found && !*state ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+}
+
+/* -------------------------------------------------------------- settings */
+
+int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err)
+{
+    static const char sql[] = "SELECT spec -> '$.multiKueue' FROM configurations "
+                              "WHERE spec -> '$.multiKueue' IS NOT NULL ORDER BY name LIMIT 1";
+
+    return one_text(st, sql, NULL, out, err);
 }

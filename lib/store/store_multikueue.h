@@ -61,6 +61,7 @@ struct gq_mk_row {
     const char *cluster;               /* a live copy's worker, or NULL */
     const char *remote_uid;            /* the copy's UID once the worker answered */
     int64_t remote_evictions;          /* the workload's evictions when the copy was sent */
+    const char *kind;                  /* the workload's job kind (workloads.job_kind) */
 };
 typedef int (*gq__mk_row_fn)(const struct gq_mk_row *r, void *payload, gq_error *err);
 
@@ -136,5 +137,12 @@ void gq__store_mk_source_clear(struct gq_mk_source *s);
 int gq__store_mk_copy_state(struct gq_store *st, const char *uid, const char *kind,
                             const char *ns, const char *job, bool *found, char **state,
                             char uid_out[GQ_MK_UID_SIZE], gq_error *err);
+
+/*
+ * The Configuration's multiKueue block as stored (canonical JSON, its
+ * defaults written out: origin, gcInterval, workerLostTimeout,
+ * dispatcherName ...), malloc'd; NULL when the Configuration has none.
+ */
+int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err);
 
 #endif

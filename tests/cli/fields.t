@@ -81,3 +81,22 @@ $ gpuq describe localqueue afs | grep -c '^Not enforced:'
 $ gpuq describe clusterqueue cq | grep -c '^Not enforced:'
 > 0
 ? 1
+# A Configuration's multiKueue: origin, gcInterval, workerLostTimeout and
+# dispatcherName (with the incremental dispatcher's stepSize) are enforced by a
+# manager gpuqd (issue 17), defaults shown as Kueue's; only externalFrameworks
+# (and v1beta2's clusterProfile) are kept without being enforced.
+$ printf '%s\n' 'apiVersion: config.kueue.x-k8s.io/v1beta2' 'kind: Configuration' 'multiKueue:' '  origin: mgr-a' '  gcInterval: 30s' '  dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental' > $TMP/mk.yaml
+$ gpuq apply --strict -f $TMP/mk.yaml
+> configuration/config configured
+$ gpuq describe configuration config | grep -c '^Not enforced:'
+> 0
+? 1
+$ gpuq get configuration config -o jsonpath='{.multiKueue}'
+> {"dispatcherName":"kueue.x-k8s.io/multikueue-dispatcher-incremental","gcInterval":"30s","incrementalDispatcherConfig":{"stepSize":3},"origin":"mgr-a","workerLostTimeout":"15m0s"}
+$ printf '%s\n' 'apiVersion: config.kueue.x-k8s.io/v1beta2' 'kind: Configuration' 'multiKueue:' '  externalFrameworks: [{name: Foo.v1.example.com}]' > $TMP/mk2.yaml
+$ gpuq apply --strict -f $TMP/mk2.yaml
+! Warning: field "multiKueue.externalFrameworks" is accepted but not enforced by gpuq
+> configuration/config configured
+$ printf '%s\n' 'apiVersion: config.kueue.x-k8s.io/v1beta2' 'kind: Configuration' 'multiKueue: {dispatcherName: Incremental}' | gpuq apply -f -
+! error: -: document 1: multiKueue.dispatcherName: invalid value "Incremental": must be one of "kueue.x-k8s.io/multikueue-dispatcher-all-at-once", "kueue.x-k8s.io/multikueue-dispatcher-incremental"
+? 1

@@ -4,6 +4,8 @@
    objects, namespaces, labels and Deployment settings (and the "cluster with
    Kueue" overlay from the README renders without the CRDs);
 2. RBAC is exactly what README.md lists: any change to a rule is a change here;
+   and so is the optional multikueue/ kustomization (a MultiKueue manager's RBAC:
+   Secrets get in gpuq-system only, by a Role; MultiKueueClusters' status);
 3. every CRD is structurally valid (one storage version, a type: object schema
    for every served version, a type on every field) and has Kueue's names and scope;
 4. `gpuq apply -f` still loads every GKE DWS manifest under tests/data/compat/gke-dws/;
@@ -293,6 +295,47 @@ def check_rbac(c, objs):
             f"gpuqd's verbs on jobs {sorted(job_verbs)}: no update, create or delete")
 
 
+MULTIKUEUE = os.path.join(DEPLOY, "multikueue")
+MK_RBAC = {
+    ("Role", "gpuqd-multikueue"): {rule([""], ["secrets"], ["get"])},
+    ("ClusterRole", "gpuqd-multikueue"): {
+        rule(["kueue.x-k8s.io"], ["multikueueclusters/status"], ["get", "patch"]),
+        rule(["jobset.x-k8s.io"], ["jobsets/status"], ["patch"]),
+        rule(["ray.io"], ["rayjobs/status", "rayclusters/status"], ["patch"]),
+        rule(["kubeflow.org"], [k + "/status" for k in KUBEFLOW_KINDS], ["patch"]),
+    },
+}
+
+
+def check_multikueue_rbac(c):
+    """examples/deploy/multikueue: optional, not in the default install; exactly MK_RBAC,
+    Secrets by a Role in gpuq-system (never cluster-wide), bound to gpuqd's ServiceAccount."""
+    p = kubectl("kustomize", MULTIKUEUE)
+    if not c.check(p.returncode == 0, f"kubectl kustomize multikueue: {p.stderr.strip()}"):
+        return
+    objs = load_all(p.stdout)
+    roles = {(o["kind"], o["metadata"]["name"]): o for o in objs
+             if o["kind"] in ("Role", "ClusterRole")}
+    c.check(sorted(roles) == sorted(MK_RBAC), f"multikueue roles {sorted(roles)}")
+    for key, o in roles.items():
+        got = {rule(r.get("apiGroups", []), r.get("resources", []), r.get("verbs", []),
+                    r.get("resourceNames", [])) for r in o.get("rules", [])}
+        c.check(got == MK_RBAC.get(key), f"multikueue {key}: rules {got}")
+        secrets = any("secrets" in r.get("resources", []) for r in o.get("rules", []))
+        c.check(not secrets or (o["kind"] == "Role" and o["metadata"].get("namespace") == NS),
+                f"multikueue {key}: Secrets only through a Role in {NS}")
+    sa = [{"kind": "ServiceAccount", "name": "gpuqd", "namespace": NS}]
+    for kind, role in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
+        b = one(objs, kind, "gpuqd-multikueue")
+        c.check(dig(b, "subjects") == sa and dig(b, "roleRef", "kind") == role and
+                dig(b, "roleRef", "name") == "gpuqd-multikueue", f"multikueue {kind}: {b}")
+    c.check(dig(one(objs, "RoleBinding", "gpuqd-multikueue"), "metadata", "namespace") == NS,
+            "the Secrets' RoleBinding is in gpuq-system")
+    default = kubectl("kustomize", DEPLOY)
+    c.check(default.returncode == 0 and "gpuqd-multikueue" not in default.stdout,
+            "the default install grants none of it")
+
+
 # -- 3. CRDs --------------------------------------------------------------------------------
 
 # kind -> (group, plural, scope, shortNames, status subresource, versions {name: storage})
@@ -479,6 +522,7 @@ def main():
             if objs is not None:
                 check_rbac(c, objs)
             check_overlays(c)
+            check_multikueue_rbac(c)
         if c.check(yaml is not None or KUBECTL is not None, "PyYAML or kubectl to read YAML"):
             check_crds(c)
         check_compat(c, exe)

@@ -10,7 +10,9 @@ and asks for capacity; the test, playing the autoscaler, provisions on
 worker "us" only: that copy runs, the one on "asia" is deleted (its request
 with it), the manager's check is Ready, its Job stays suspended and shows
 the copy's status, and finishes when the copy does. `gpuq list` on the
-manager says which cluster ran it."""
+manager says which cluster ran it. Each MultiKueueCluster's Active condition
+is written to its status on the manager's API server once (kubectl shows it)."""
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from common import Checks, binary  # noqa: E402
 import cluster  # noqa: E402
 from cluster import Daemon, FakeAPI, wait_for  # noqa: E402
 
-from mkcluster import (ORIGIN, cluster_status, setup_manager, setup_worker,  # noqa: E402
+from mkcluster import (check_copies, cluster_status, setup_manager, setup_worker,  # noqa: E402
                        submit)
 
 
@@ -53,16 +55,32 @@ def main():
             c.check(eu["status"] == "False" and eu["reason"] == "BadConfig" and
                     "worker-europe-west4-secret" in eu["message"], f"eu: {eu}")
 
+            # The same conditions on the manager's API server, as kubectl shows them (Kueue
+            # writes them to each MultiKueueCluster's status), each written once.
+            def api_conditions():
+                r = mgr.kubectl("get", "multikueueclusters", "-o", "json")
+                assert r.returncode == 0, r.stderr
+                return {o["metadata"]["name"]: {x["type"]: x for x in
+                                                o.get("status", {}).get("conditions", [])}
+                        for o in json.loads(r.stdout)["items"]}
+            shown = wait_for("the conditions on the API server", lambda: (
+                lambda a: len([n for n in a if "Active" in a[n]]) == 3 and a)(api_conditions()))
+            for cl in workers:
+                a = shown[cl]["Active"]
+                c.check(a["status"] == "True" and a["reason"] == "Active" and
+                        a["message"] == "Connected" and a.get("lastTransitionTime") and
+                        "observedGeneration" in a, f"{cl} on the API server: {a}")
+            a = shown["multikueue-dws-worker-eu"]["Active"]
+            c.check(a["status"] == "False" and a["reason"] == "BadConfig" and
+                    a["message"].startswith("load client config failed: ") and
+                    "worker-europe-west4-secret" in a["message"] and
+                    a["message"] == eu["message"], f"eu on the API server: {a}")
+
             # A suspended copy on each worker, ours, without managedBy; each worker's gpuqd
             # asks its DWS for capacity.
             copies = {cl: wait_for(f"the copy on {cl}", lambda api=api: cluster.job(api, "dws-job"))
                       for cl, api in workers.items()}
-            for cl, cp in copies.items():
-                c.check(cp["spec"].get("suspend") is True and "managedBy" not in cp["spec"],
-                        f"{cl}: copy suspended, not managed by MultiKueue: {cp['spec']}")
-                c.check(cp["metadata"]["labels"].get(ORIGIN) == "multikueue" and
-                        cp["metadata"]["annotations"].get(ORIGIN + "-uid") == uid,
-                        f"{cl}: origin label and UID {cp['metadata']}")
+            check_copies(c, copies, uid)
             prs = {cl: wait_for(f"the request on {cl}",
                                 lambda cl=cl: cluster.pr_of(workers[cl], copies[cl]))
                    for cl in workers}
@@ -123,6 +141,11 @@ def main():
                 if i["status"].get("conditions") and any(
                     x["type"] == "Finished" and x["status"] == "True"
                     for x in i["status"]["conditions"])])
+            # The conditions did not change: each was written once, by the manager's gpuqd.
+            st = [r for r in cluster.writes(mgr, "multikueueclusters")
+                  if r.get("subresource") == "status"]
+            c.check(len(st) == 3 and all(r["verb"] == "patch" and r["status"] == 200
+                                         for r in st), f"status writes {st}")
             # Exactly one copy ever ran: on us. Each worker got one create.
             for cl, api in workers.items():
                 creates = [r for r in cluster.writes(api, "jobs") if r["verb"] == "create"]

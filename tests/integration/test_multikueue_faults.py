@@ -15,73 +15,18 @@ two worker gpuqd, each against its own test API server (GKE's multikueue-dws):
 import os
 import signal
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Checks, binary, has_test_hooks  # noqa: E402
 import cluster  # noqa: E402
-from cluster import Daemon, FakeAPI, wait_for  # noqa: E402
-from mkcluster import cluster_status, setup_manager, setup_worker, submit  # noqa: E402
+from cluster import wait_for  # noqa: E402
+from mkcluster import ASIA, US, cluster_status, submit, with_world  # noqa: E402
 
-ASIA, US = "multikueue-dws-worker-asia", "multikueue-dws-worker-us"
 CONFIG = """apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 multiKueue:
   workerLostTimeout: 5s
 """
-
-
-class World:
-    """A manager and two workers, their gpuqd started; stop() ends every gpuqd."""
-
-    def __init__(self, c, gpuq, d, stack, manager_env=None, rotate=None):
-        self.c, self.gpuq, self.d = c, gpuq, d
-        self.mgr = stack(FakeAPI(os.path.join(d, "manager"), crds=cluster.CRDS))
-        self.workers = {cl: stack(FakeAPI(os.path.join(d, cl), users=["manager"],
-                                          crds=cluster.CRDS)) for cl in (ASIA, US)}
-        for w in self.workers.values():
-            setup_worker(w)
-        setup_manager(self.mgr, self.workers)
-        if rotate:  # the worker's token for the manager rotated: the Secret is stale
-            self.workers[rotate].control("POST", "/_rotate", {"user": "manager"})
-        self.config = os.path.join(d, "config.yaml")
-        with open(self.config, "w") as f:
-            f.write(CONFIG)
-        self.mdb = os.path.join(d, "manager.db")
-        self.daemons = [Daemon(gpuq, api, os.path.join(d, f"{cl}.db"))
-                        for cl, api in self.workers.items()]
-        self.m = self.manager(manager_env)
-
-    def manager(self, env=None):
-        m = Daemon(self.gpuq, self.mgr, self.mdb, "--config", self.config, env=env)
-        self.daemons.append(m)
-        return m
-
-    def copy(self, cl, name="dws-job"):
-        return cluster.job(self.workers[cl], name)
-
-    def creates(self, cl):
-        return [r for r in cluster.writes(self.workers[cl], "jobs") if r["verb"] == "create"]
-
-    def provision(self, cl, name="dws-job"):
-        cp = wait_for(f"the copy on {cl}", lambda: self.copy(cl, name))
-        pr = wait_for(f"the request on {cl}", lambda: cluster.pr_of(self.workers[cl], cp))
-        cluster.provisioned(self.workers[cl], pr)
-        return wait_for(f"the copy on {cl} released",
-                        lambda: cluster.unsuspended(self.workers[cl], name))
-
-    def cluster_name(self):
-        for i in cluster.gpuq_json(self.gpuq, self.mdb, "list", "-A")["items"]:
-            return i["status"].get("clusterName")
-        return None
-
-    def stop(self):
-        for g in self.daemons:
-            g.stop()
-
-    def logs(self):
-        for g in self.daemons:
-            print(g.logtext()[-3000:], file=sys.stderr)
 
 
 def rejected_credentials(c, w):
@@ -95,28 +40,6 @@ def rejected_credentials(c, w):
     wait_for("admitted on us", lambda: w.cluster_name() == US)
     c.check(w.copy(ASIA) is None and not cluster.writes(w.workers[ASIA], "jobs"),
             "1: nothing written on the worker whose credentials were refused")
-
-
-def with_world(c, gpuq, fn, **kw):
-    with tempfile.TemporaryDirectory(prefix="gpuq-mkf-") as d:
-        apis = []
-
-        def stack(api):
-            apis.append(api.start())
-            return api
-        w = None
-        try:
-            w = World(c, gpuq, d, stack, **kw)
-            fn(c, w)
-        finally:
-            if w:
-                w.stop()
-                if c.failed:
-                    w.logs()
-            for api in apis:
-                if api.proc and api.proc.poll() is None:
-                    os.kill(api.proc.pid, signal.SIGCONT)
-                api.stop()
 
 
 def killed_at(point):
@@ -163,13 +86,13 @@ def worker_lost(c, w):
 def main():
     c = Checks()
     gpuq = binary()
-    with_world(c, gpuq, rejected_credentials, rotate=ASIA)
+    with_world(c, gpuq, rejected_credentials, CONFIG, rotate=ASIA)
     if has_test_hooks(gpuq):
         for point in ("multikueue-intent", "multikueue-sent"):
-            with_world(c, gpuq, killed_at(point), manager_env={"GQ_CRASH_AT": point})
+            with_world(c, gpuq, killed_at(point), CONFIG, manager_env={"GQ_CRASH_AT": point})
     else:
         print("skip: no crash points in this build (GQ_TEST_HOOKS)")
-    with_world(c, gpuq, worker_lost)
+    with_world(c, gpuq, worker_lost, CONFIG)
     return c.done()
 
 
