@@ -122,6 +122,31 @@ int gq__mk_copy_add(struct mk_wl *w, const char *cluster, gq_error *err)
     return GQ_OK;
 }
 
+struct mk_round *gq__mk_round_of(struct mk_rounds *l, int64_t id)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        if (l->v[i].id == id)
+            return &l->v[i];
+    if (gq__grow(&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+        return NULL;
+    memset(&l->v[l->n], 0, sizeof(*l->v));
+    l->v[l->n].id = id;
+    return &l->v[l->n++];
+}
+
+void gq__mk_round_forget(struct mk_rounds *l, int64_t id)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        if (l->v[i].id == id) {
+            l->v[i] = l->v[--l->n];
+            return;
+        }
+}
+
 bool gq__mk_holds_quota(const struct mk_wl *w)
 {
     enum gq_wl_state ws;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gpuqueue/common.h"
+#include "mk_dispatch.h"
 
 struct gq_store;
 struct gq_integration;
@@ -48,6 +49,22 @@ struct mk_copy *gq__mk_copy_on(struct mk_wl *w, const char *cluster);
 
 /* A copy of w planned on cluster (send set, no uid yet). GQ_ENOMEM. */
 int gq__mk_copy_add(struct mk_wl *w, const char *cluster, gq_error *err);
+
+/* Workloads' Incremental dispatch rounds (Kueue keeps them in memory too). */
+struct mk_round {
+    int64_t id;
+    size_t workers;         /* of its config, as the last dispatch read it */
+    struct gq_mk_round r;
+};
+struct mk_rounds {
+    struct mk_round *v;
+    size_t n, cap;
+};
+
+/* The rounds of workload id, zeroed when new; NULL when out of memory. */
+struct mk_round *gq__mk_round_of(struct mk_rounds *l, int64_t id);
+/* Forget them (the workload no longer holds quota). */
+void gq__mk_round_forget(struct mk_rounds *l, int64_t id);
 
 /* Whether w's state holds quota (reserved, admitted, running). */
 bool gq__mk_holds_quota(const struct mk_wl *w);

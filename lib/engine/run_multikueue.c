@@ -47,6 +47,7 @@
 #include "gpuqueue/validate.h"
 #include "handle.h"
 #include "manifest_load.h"
+#include "mk_dispatch.h"
 #include "mk_rows.h"
 #include "os.h"
 #include "run_multikueue.h"
@@ -57,7 +58,7 @@
 
 #define ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
 #define ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
-#define ORIGIN "multikueue"
+#define ORIGIN "multikueue" /* the Configuration's multiKueue.origin by default */
 #define PAGE 512 /* workloads read per statement; a step reads every page */
 
 /* One worker: a simulated cluster's database and its runner. */
@@ -76,6 +77,7 @@ struct mks_refused {
     char *cluster;
 };
 
+
 struct gq_mks {
     gq_db *db;       /* the manager's */
     const struct gq__mks_ops *ops;
@@ -85,6 +87,10 @@ struct gq_mks {
     struct mks_refused *refused; /* this run's */
     size_t nrefused, caprefused;
     struct mk_wls wls;           /* the page being acted on */
+    struct mk_rounds rounds;     /* Incremental's, by workload; forgotten once it holds no quota */
+    char origin[64];             /* the Configuration's multiKueue, read each step */
+    bool incremental;
+    size_t step;
     int64_t now, lost_ms;
     uint64_t moved;
 };
@@ -330,7 +336,7 @@ static int copy_build(struct worker_txn *t, gq_error *err)
     wl->has_duration = src->duration_ms >= 0;
     wl->duration_ms = src->duration_ms >= 0 ? src->duration_ms : 0;
     if (!wl->job_kind || (src->job_api_version && !wl->job_api_version) || !wl->job_name ||
-        !obj->meta.name || kvs_put(&obj->meta.labels, ORIGIN_LABEL, ORIGIN) < 0 ||
+        !obj->meta.name || kvs_put(&obj->meta.labels, ORIGIN_LABEL, t->m->origin) < 0 ||
         kvs_put(&obj->meta.annotations, ORIGIN_UID_ANNOTATION, t->wl->uid) < 0)
         return gq__error(err, GQ_ENOMEM, "out of memory");
     return GQ_OK;
@@ -584,21 +590,49 @@ static int config_txn(struct gq_store *st, void *payload, gq_error *err)
     return rc;
 }
 
-/* AllAtOnce: a copy for every Active worker of the check's config that has none. */
+/*
+ * How many of the config's workers (from its start) w goes to now: all
+ * (AllAtOnce) or the Incremental round's; a round first seen since this run
+ * started counts the workers the copies went to. 0 when out of memory.
+ */
+static size_t nominated(struct gq_mks *m, struct mk_wl *w, const struct gq_strs *clusters)
+{
+    struct mk_round *rd;
+    size_t i;
+    struct mk_copy *cp;
+
+    if (!m->incremental)
+        return clusters->n;
+    if (!(rd = gq__mk_round_of(&m->rounds, w->id)))
+        return 0;
+    rd->workers = clusters->n;
+    for (i = 0; !rd->r.started && i < clusters->n; i++)
+        if ((cp = gq__mk_copy_on(w, clusters->v[i])) && cp->evictions == w->evictions)
+            rd->r.nominated = i + 1;
+    return gq__mk_nominate(&rd->r, true, m->step, clusters->n, w->evictions, m->now);
+}
+
+/*
+ * A copy for every Active worker of the check's config that has none and
+ * that the dispatcher nominates: all of them (AllAtOnce), or the
+ * Incremental round's (the config's first stepSize, more every 5 minutes
+ * of virtual time while none admitted it).
+ */
 static int dispatch(struct gq_mks *m, struct mk_wl *w, gq_error *err)
 {
     struct config_read c;
     char sent[512];
-    size_t i, len = 0;
+    size_t i, len = 0, n = 0;
     int rc;
 
     memset(&c, 0, sizeof(c));
     c.name = w->config;
     if (!w->config || (rc = gq__store_read(m->db->st, config_txn, &c, err)) != GQ_OK)
         return w->config ? rc : GQ_OK;
+    if (c.obj.kind == GQ_KIND_MK_CONFIG)
+        n = nominated(m, w, &c.obj.u.mkcfg.clusters);
     sent[0] = '\0';
-    for (i = 0; rc == GQ_OK && c.obj.kind == GQ_KIND_MK_CONFIG && i < c.obj.u.mkcfg.clusters.n;
-         i++) {
+    for (i = 0; rc == GQ_OK && i < n; i++) {
         const char *name = c.obj.u.mkcfg.clusters.v[i];
         struct mks_worker *k = worker_find(m, name);
         struct mk_copy *cp = gq__mk_copy_on(w, name);
@@ -720,6 +754,8 @@ static int prepare(struct gq_mks *m, struct mk_wl *w, gq_error *err)
                                    : "the workload no longer holds quota",
                              err);
     }
+    if (!holds)
+        gq__mk_round_forget(&m->rounds, w->id);
     if (rc != GQ_OK || !holds || !w->check || !w->check_state)
         return rc;
     if (w->winner) {
@@ -729,6 +765,21 @@ static int prepare(struct gq_mks *m, struct mk_wl *w, gq_error *err)
         return rc;
     }
     return strcmp(w->check_state, "Pending") == 0 ? dispatch(m, w, err) : GQ_OK;
+}
+
+/* The Configuration's origin and dispatcher, Kueue's defaults without one. */
+static int settings_txn(struct gq_store *st, void *payload, gq_error *err)
+{
+    struct gq_mks *m = payload;
+    struct gq_mk_sim_settings set;
+    int rc = gq__store_mk_sim_settings(st, &set, err);
+
+    snprintf(m->origin, sizeof(m->origin), "%s", set.origin && *set.origin ? set.origin : ORIGIN);
+    m->incremental = set.dispatcher && !strcmp(set.dispatcher, GQ_MK_DISPATCHER_INCREMENTAL);
+    m->step = set.step > 0 ? (size_t)set.step : GQ_MK_STEP;
+    free(set.origin);
+    free(set.dispatcher);
+    return rc;
 }
 
 static int wls_txn(struct gq_store *st, void *payload, gq_error *err)
@@ -747,6 +798,8 @@ int gq__mks_step(struct gq_mks *m, int64_t now, uint64_t *moved, gq_error *err)
     if ((rc = clusters_step(m, err)) != GQ_OK)
         return rc;
     m->lost_ms = gq__mk_lost_timeout(m->db->st);
+    if ((rc = gq__store_read(m->db->st, settings_txn, m, err)) != GQ_OK)
+        return rc;
     /*
      * Each page: prepared (and dispatched) against the workers as they stand,
      * then every worker's turn, each followed by reading its copies back.
@@ -791,6 +844,13 @@ int gq__mks_next(struct gq_mks *m, int64_t *due, gq_error *err)
         if ((rc = m->ops->next(m->v[i].runner, &t, err)) != GQ_OK)
             return rc;
         if (t > 0 && (!*due || t < *due))
+            *due = t;
+    }
+    for (i = 0; m->incremental && i < m->rounds.n; i++) { /* the next Incremental round */
+        const struct mk_round *r = &m->rounds.v[i];
+
+        t = r->r.started_ms + GQ_MK_ROUND_MS + 1; /* a round is over once it lasted longer */
+        if (r->r.started && r->r.nominated < r->workers && t > m->now && (!*due || t < *due))
             *due = t;
     }
     for (i = 0; i < m->n; i++) /* a winner's worker gone: judged lost when the timeout ends */
@@ -853,6 +913,7 @@ void gq__mks_close(struct gq_mks *m)
     for (i = 0; i < m->nrefused; i++)
         free(m->refused[i].cluster);
     free(m->refused);
+    free(m->rounds.v);
     gq__mk_wls_free(&m->wls);
     free(m->v);
     free(m);

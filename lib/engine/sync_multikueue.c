@@ -101,11 +101,6 @@ struct mk_settings {
     size_t step;      /* incrementalDispatcherConfig.stepSize */
 };
 
-/* A workload's Incremental dispatch rounds (Kueue keeps them in memory too). */
-struct mk_round {
-    int64_t id;
-    struct gq_mk_round r;
-};
 
 struct gq_mk {
     struct mk_cluster *v;
@@ -118,8 +113,7 @@ struct gq_mk {
     size_t nqueue, capqueue;
     struct mk_settings set;  /* this turn's */
     int64_t gc_mono;         /* monotonic ms of the next garbage collection */
-    struct mk_round *rounds; /* Incremental's, by workload; forgotten once it holds no quota */
-    size_t nrounds, caprounds;
+    struct mk_rounds rounds; /* Incremental's, by workload; forgotten once it holds no quota */
 };
 
 /* ------------------------------------------------------------ the store */
@@ -928,32 +922,6 @@ static json_object *config_clusters(struct gq_sync *s, const char *name, gq_erro
     return gq__js_get(cfg, "spec.clusters");
 }
 
-/* w's dispatch rounds, made when it has none; NULL when out of memory. */
-static struct mk_round *round_of(struct gq_mk *m, const struct mk_wl *w)
-{
-    size_t i;
-
-    for (i = 0; i < m->nrounds; i++)
-        if (m->rounds[i].id == w->id)
-            return &m->rounds[i];
-    if (gq__grow(&m->rounds, &m->caprounds, m->nrounds, sizeof(*m->rounds)) < 0)
-        return NULL;
-    memset(&m->rounds[m->nrounds], 0, sizeof(*m->rounds));
-    m->rounds[m->nrounds].id = w->id;
-    return &m->rounds[m->nrounds++];
-}
-
-static void round_forget(struct gq_mk *m, const struct mk_wl *w)
-{
-    size_t i;
-
-    for (i = 0; i < m->nrounds; i++)
-        if (m->rounds[i].id == w->id) {
-            m->rounds[i] = m->rounds[--m->nrounds];
-            return;
-        }
-}
-
 /*
  * How many of the config's n workers (from its start) w goes to now: all
  * (AllAtOnce) or the Incremental dispatcher's rounds (mk_dispatch.h). A
@@ -966,7 +934,7 @@ static size_t nominated(struct gq_sync *s, struct mk_wl *w, json_object *cluster
 
     if (!s->mk->set.incremental)
         return n;
-    if (!(rd = round_of(s->mk, w)))
+    if (!(rd = gq__mk_round_of(&s->mk->rounds, w->id)))
         return 0; /* out of memory: next turn */
     for (i = 0; !rd->r.started && i < n; i++)
         for (j = 0; j < w->ncopies; j++)
@@ -1121,7 +1089,7 @@ static int workload_turn(struct gq_sync *s, struct mk_wl *w, gq_error *err)
             rc = copy_delete(s, cluster_find(s->mk, cp->cluster), w, cp, err);
     }
     if (!holds)
-        round_forget(s->mk, w);
+        gq__mk_round_forget(&s->mk->rounds, w->id);
     if (rc != GQ_OK || !holds || !w->check || !w->check_state || !w->row->suspend ||
         w->row->refused)
         return rc;
@@ -1334,7 +1302,7 @@ void gq__sync_multikueue_free(struct gq_sync *s)
     free(s->mk->queue);
     json_object_put(s->mk->jobs);
     json_object_put(s->mk->configs);
-    free(s->mk->rounds);
+    free(s->mk->rounds.v);
     gq__kube_close(s->mk->local);
     free(s->mk);
     s->mk = NULL;

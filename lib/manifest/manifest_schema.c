@@ -790,8 +790,12 @@ static const struct gq__mf_field mk_fields[] = {
      .off = CFG(mk_dispatcher),
      .sdef = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once",
      .enums = mk_dispatchers},
+    /*
+     * v1beta2's; taken in v1beta1 too, so that its default (stepSize 3) is in
+     * every stored spec: the stored spec is v1beta2 and is decoded again.
+     */
     {.name = "incrementalDispatcherConfig",
-     .vers = B2,
+     .vers = ANY,
      .type = GQ_MF_STRUCT,
      .sub = &mk_incremental_schema},
     {.name = "externalFrameworks",

@@ -378,3 +378,29 @@ int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err)
 
     return one_text(st, sql, NULL, out, err);
 }
+
+int gq__store_mk_sim_settings(struct gq_store *st, struct gq_mk_sim_settings *out,
+                              gq_error *err)
+{
+    static const char sql[] =
+        "SELECT spec ->> '$.multiKueue.origin', spec ->> '$.multiKueue.dispatcherName', "
+        "coalesce(spec ->> '$.multiKueue.incrementalDispatcherConfig.stepSize', 0) "
+        "FROM configurations WHERE spec -> '$.multiKueue' IS NOT NULL ORDER BY name LIMIT 1";
+    sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
+    bool oom = false;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (!stmt)
+        return err ? err->code : GQ_EIO;
+    if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        out->origin = gq__col_text(stmt, 0) ? gq__strdup(gq__col_text(stmt, 0)) : NULL;
+        out->dispatcher = gq__col_text(stmt, 1) ? gq__strdup(gq__col_text(stmt, 1)) : NULL;
+        out->step = sqlite3_column_int64(stmt, 2);
+        oom = (gq__col_text(stmt, 0) && !out->origin) || (gq__col_text(stmt, 1) && !out->dispatcher);
+    }
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gq__store_sqlerr(st, rc, err, "read");
+    return oom ? gq__error(err, GQ_ENOMEM, "out of memory") : GQ_OK;
+}

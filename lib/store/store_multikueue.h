@@ -145,4 +145,16 @@ int gq__store_mk_copy_state(struct gq_store *st, const char *uid, const char *ki
  */
 int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err);
 
+/*
+ * The same settings as the simulated cluster's manager takes them, each read
+ * by SQLite from the stored block (strings malloc'd, NULL when absent; step
+ * 0 when absent): origin, dispatcherName, incrementalDispatcherConfig.stepSize.
+ */
+struct gq_mk_sim_settings {
+    char *origin, *dispatcher;
+    int64_t step;
+};
+int gq__store_mk_sim_settings(struct gq_store *st, struct gq_mk_sim_settings *out,
+                              gq_error *err);
+
 #endif

@@ -190,3 +190,20 @@ $ GPUQ_DB=$TMP/f/gpuq.db gpuq run --for 1m
 $ python3 $TMP/sql.py $TMP/f/gpuq.db 'SELECT runner_pid FROM clock'; python3 $TMP/sql.py $TMP/f/gpuq.db.clusters/multikueue-dws-worker-asia.db 'SELECT runner_pid FROM clock'
 > None
 > None
+# The Configuration's multiKueue settings, as in cluster mode: the origin
+# label's value, and Kueue's Incremental dispatcher (stepSize 1: asia alone
+# first, which never has capacity; once that round has lasted 5 minutes of
+# virtual time, us too, which admits it).
+$ mkdir $TMP/h && GPUQ_DB=$TMP/h/gpuq.db sh $TMP/setup.sh $COMPAT/gke-dws/multikueue-dws job-multi-dws-autopilot.yaml
+$ printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmultiKueue:\n  origin: lab-manager\n  dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental\n  incrementalDispatcherConfig: {stepSize: 1}\n' | GPUQ_DB=$TMP/h/gpuq.db gpuq apply -f -
+> configuration/config created
+$ GPUQ_DB=$TMP/h/gpuq.db gpuq run --seed 1 > $TMP/run8.txt; grep -E 'dispatched|started$|started: on' $TMP/run8.txt | sed -E 's/dws-job-[a-z0-9]{5}/JOB/'
+> +0s        job default/JOB dispatched: multikueue-dws-worker-asia
+> +5m        job default/JOB dispatched: multikueue-dws-worker-us
+> +9m32s     [multikueue-dws-worker-us] job default/JOB started
+> +9m32s     job default/JOB started: on multikueue-dws-worker-us
+$ GPUQ_DB=$TMP/h/gpuq.db gpuq --cluster multikueue-dws-worker-us get workloads -o jsonpath='{.items[0].metadata.labels.kueue\.x-k8s\.io/multikueue-origin}'; echo
+> lab-manager
+# A Configuration in v1beta1 (which has no incrementalDispatcherConfig) takes the default step.
+$ printf 'apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nmultiKueue:\n  origin: other\n' | GPUQ_DB=$TMP/h/gpuq.db gpuq apply -f -
+> configuration/config configured
