@@ -146,6 +146,12 @@ char *cli_read_file(const char *path, size_t *len);
 int cli_write_stdout(const char *buf, size_t len, void *payload);
 
 int cmd_apply(struct global *g, int argc, char **argv);
+/*
+ * kubectl's name of a resource, as its apply, create and delete print it:
+ * "localqueue.kueue.x-k8s.io", "job.batch", "namespace" (the core group);
+ * in buf when it is made there.
+ */
+const char *cli_resource_qualified(const char *resource, char *buf, size_t size);
 /* Apply, create or delete (mode) every object of each -f input in turn; an exit status. */
 int cli_apply_files(struct global *g, const struct strlist *files, gq_apply_mode mode,
                     bool strict, bool dry_run);

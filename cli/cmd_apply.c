@@ -41,6 +41,8 @@ static void print_warnings(const gq_apply_item *item)
 static void print_item(const gq_apply_item *item, void *payload)
 {
     struct report *r = payload;
+    const char *resource;
+    char buf[128];
 
     r->items++;
     print_warnings(item);
@@ -48,12 +50,16 @@ static void print_item(const gq_apply_item *item, void *payload)
         fprintf(stderr, "skipped: %s\n", item->note);
         return;
     }
+    resource = cli_resource_qualified(item->resource, buf, sizeof(buf));
     if (r->name_only) {
-        printf("%s/%s\n", item->resource, item->name);
+        printf("%s/%s\n", resource, item->name);
         return;
     }
-    printf("%s/%s %s%s", item->resource, item->name, result_words[item->result],
-           r->dry_run ? " (dry run)" : "");
+    if (item->result == GQ_APPLY_DELETED) /* kubectl delete's words */
+        printf("%s \"%s\" deleted", resource, item->name);
+    else
+        printf("%s/%s %s", resource, item->name, result_words[item->result]);
+    printf("%s", r->dry_run ? " (dry run)" : "");
     if (item->note && item->result != GQ_APPLY_DELETED)
         printf(" (pending: %s)", item->note);
     putchar('\n');
@@ -146,6 +152,7 @@ int cmd_delete(struct global *g, int argc, char **argv)
         {NULL, 0, FLAG_BOOL, NULL, NULL, NULL},
     };
     const char *resource, *name = NULL;
+    char qual[128];
     gq_error err = {0, ""};
     bool typed;
     gq_db *db;
@@ -175,7 +182,8 @@ int cmd_delete(struct global *g, int argc, char **argv)
         if (!typed)
             name = argv[i];
         if (gq_object_delete(db, resource, cli_namespace(g), name, &err) == GQ_OK)
-            printf("%s/%s deleted\n", resource, name);
+            printf("%s \"%s\" deleted\n", cli_resource_qualified(resource, qual, sizeof(qual)),
+                   name);
         else
             status = cli_fail(&err);
     }

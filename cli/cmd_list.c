@@ -227,6 +227,26 @@ static const struct object_table *object_table(const char *resource)
     return NULL;
 }
 
+const char *cli_resource_qualified(const char *resource, char *buf, size_t size)
+{
+    /* kinds listed elsewhere than in the tables above */
+    static const char *const others[][2] = {{"configuration", "config.kueue.x-k8s.io"},
+                                            {"trainingruntime", "trainer.kubeflow.org"},
+                                            {"workload", "kueue.x-k8s.io"},
+                                            {"provisioningrequest", "autoscaling.x-k8s.io"}};
+    const struct object_table *ot = object_table(resource);
+    const char *group = ot ? ot->group : NULL;
+    size_t i;
+
+    for (i = 0; !ot && i < sizeof(others) / sizeof(others[0]); i++)
+        if (strcmp(others[i][0], resource) == 0)
+            group = others[i][1];
+    if (strchr(resource, '.') || !group || !*group)
+        return resource; /* already qualified (job.batch), or of the core group */
+    snprintf(buf, size, "%s.%s", resource, group);
+    return buf;
+}
+
 /* A NodePool: its size, how fast it grows, whether it is stocked out, its node labels. */
 static int pool_row(struct lister *l, const gq_object_info *o, const char *agebuf)
 {

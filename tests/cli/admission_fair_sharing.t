@@ -8,11 +8,11 @@
 # part rounded down to 10^-9; an entry penalty of requests * a(samplingInterval)
 # at each admission), worked with exact decimals in the comments below.
 $ "$GPUQ" apply -f $DATA/afs/queues.yaml
-> configuration/config created
-> resourceflavor/gpu created
-> clusterqueue/shared created
-> localqueue/heavy created
-> localqueue/light created
+> configuration.config.kueue.x-k8s.io/config created
+> resourceflavor.kueue.x-k8s.io/gpu created
+> clusterqueue.kueue.x-k8s.io/shared created
+> localqueue.kueue.x-k8s.io/heavy created
+> localqueue.kueue.x-k8s.io/light created
 # The database's clock stands still (speed 0) at T0 + the given seconds, T0 =
 # 2027-01-01T00:00:00Z: after each `gpuq run` it is set back to where the run
 # left it, however long the machine takes between two commands.

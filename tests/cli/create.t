@@ -2,11 +2,11 @@
 # create: an object that exists is AlreadyExists; a LocalQueue's ClusterQueue
 # must exist unless -i; --dry-run changes nothing.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml -o name
-> resourceflavor/default-flavor
-> admissioncheck/dws-prov
-> provisioningrequestconfig/dws-config
-> clusterqueue/dws-cluster-queue
-> localqueue/dws-local-queue
+> resourceflavor.kueue.x-k8s.io/default-flavor
+> admissioncheck.kueue.x-k8s.io/dws-prov
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue
+> localqueue.kueue.x-k8s.io/dws-local-queue
 $ gpuq create localqueue team-a -c dws-cluster-queue -n research
 > localqueue.kueue.x-k8s.io/team-a created
 $ gpuq create lq team-a -c dws-cluster-queue -n research
@@ -55,12 +55,12 @@ $ gpuq list localqueues -A --no-headers
 # examples create their Jobs so (generateName needs create). A database of
 # its own.
 $ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/multikueue-dws/dws-multi-worker.yaml
-> resourceflavor/default-dws-flavor created
-> resourceflavor/gpu-t4-dws created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
-> provisioningrequestconfig/dws-config created
-> admissioncheck/dws-prov created
+> resourceflavor.kueue.x-k8s.io/default-dws-flavor created
+> resourceflavor.kueue.x-k8s.io/gpu-t4-dws created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
 $ GPUQ_DB=$TMP/c2.db gpuq create -f $COMPAT/gke-dws/multikueue-dws/job-multi-dws-autopilot.yaml -f $COMPAT/gke-dws/multikueue-dws/job-multi-dws-autopilot.yaml
 ~ job.batch/dws-job-[a-z0-9]{5} created
 ~ job.batch/dws-job-[a-z0-9]{5} created

@@ -7,8 +7,8 @@ $ gpuq create rf alpha && gpuq create rf beta
 > resourceflavor.kueue.x-k8s.io/alpha created
 > resourceflavor.kueue.x-k8s.io/beta created
 $ printf '%s\n---\n' '{apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: alpha}}' '{apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: beta}}' | GPUQ_DB=$TMP/apply.db gpuq apply -f - -o name
-> resourceflavor/alpha
-> resourceflavor/beta
+> resourceflavor.kueue.x-k8s.io/alpha
+> resourceflavor.kueue.x-k8s.io/beta
 
 # Defaults, as kueuectl's: BestEffortFIFO, Never, Never, and an empty
 # namespaceSelector, which admits from every namespace.
@@ -17,7 +17,7 @@ $ gpuq create clusterqueue plain
 $ gpuq get clusterqueue plain -o json | python3 $TMP/clean.py
 = plain
 $ echo '{apiVersion: kueue.x-k8s.io/v1beta2, kind: ClusterQueue, metadata: {name: plain}, spec: {namespaceSelector: {}}}' | GPUQ_DB=$TMP/apply.db gpuq apply -f - -o name
-> clusterqueue/plain
+> clusterqueue.kueue.x-k8s.io/plain
 $ GPUQ_DB=$TMP/apply.db gpuq get clusterqueue plain -o json | python3 $TMP/clean.py
 == plain
 $ gpuq get clusterqueue plain -o jsonpath='{.spec.namespaceSelector} {.spec.queueingStrategy} {.spec.preemption.reclaimWithinCohort} {.spec.preemption.withinClusterQueue}'
@@ -30,7 +30,7 @@ $ gpuq create cq gpu --cohort research --queuing-strategy StrictFIFO --namespace
 $ gpuq get clusterqueue gpu -o json | python3 $TMP/clean.py
 = gpu
 $ echo '{apiVersion: kueue.x-k8s.io/v1beta2, kind: ClusterQueue, metadata: {name: gpu}, spec: {cohortName: research, queueingStrategy: StrictFIFO, namespaceSelector: {matchLabels: {team: ml, env: prod}}, preemption: {reclaimWithinCohort: Any, withinClusterQueue: LowerPriority}, resourceGroups: [{coveredResources: [cpu, memory, nvidia.com/gpu], flavors: [{name: alpha, resources: [{name: cpu, nominalQuota: 9, borrowingLimit: 1, lendingLimit: 1}, {name: memory, nominalQuota: 36Gi, borrowingLimit: 1Gi, lendingLimit: 1Gi}, {name: nvidia.com/gpu, nominalQuota: 10, borrowingLimit: 1, lendingLimit: 1}]}, {name: beta, resources: [{name: cpu, nominalQuota: 18, borrowingLimit: 2, lendingLimit: 2}, {name: memory, nominalQuota: 72Gi, borrowingLimit: 2Gi, lendingLimit: 2Gi}, {name: nvidia.com/gpu, nominalQuota: 20, borrowingLimit: 2, lendingLimit: 2}]}]}]}}' | GPUQ_DB=$TMP/apply.db gpuq apply -f - -o name
-> clusterqueue/gpu
+> clusterqueue.kueue.x-k8s.io/gpu
 $ GPUQ_DB=$TMP/apply.db gpuq get clusterqueue gpu -o json | python3 $TMP/clean.py
 == gpu
 $ gpuq get cq gpu -o jsonpath='{.spec.namespaceSelector.matchLabels} {.spec.cohortName} {.spec.resourceGroups[0].flavors[1].resources[2]}'

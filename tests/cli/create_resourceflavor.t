@@ -7,7 +7,7 @@ $ gpuq create resourceflavor spot --node-labels pool=spot,cloud.google.com/gke-s
 $ gpuq get rf spot -o json | python3 -c 'import json,sys; o=json.load(sys.stdin); del o["metadata"]["uid"], o["metadata"]["creationTimestamp"]; print(json.dumps(o, indent=1))'
 = spot
 $ echo '{apiVersion: kueue.x-k8s.io/v1beta2, kind: ResourceFlavor, metadata: {name: spot}, spec: {nodeLabels: {pool: spot, cloud.google.com/gke-spot: "true"}, nodeTaints: [{key: key1, value: value, effect: NoSchedule}, {key: key2, effect: NoExecute}], tolerations: [{key: key1, operator: Equal, value: value, effect: NoSchedule}, {key: key2, operator: Exists, effect: NoExecute}, {key: key3, operator: Equal, value: value}, {key: key4, operator: Exists}, {operator: Exists, effect: PreferNoSchedule}]}}' | GPUQ_DB=$TMP/apply.db gpuq apply -f - -o name
-> resourceflavor/spot
+> resourceflavor.kueue.x-k8s.io/spot
 $ GPUQ_DB=$TMP/apply.db gpuq get rf spot -o json | python3 -c 'import json,sys; o=json.load(sys.stdin); del o["metadata"]["uid"], o["metadata"]["creationTimestamp"]; print(json.dumps(o, indent=1))'
 == spot
 # Operator Exists when the key or the value is missing; omitted fields are

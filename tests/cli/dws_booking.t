@@ -7,15 +7,15 @@
 # pool: tests/data/dws-booking.yaml. Jobs: GKE's sample job renamed, on the
 # DWS node pool, without maxRunDurationSeconds.
 $ gpuq apply -f $DATA/dws-booking.yaml
-> resourceflavor/dws-flavor created
-> admissioncheck/dws-prov created
-> admissioncheck/manual-approval created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/gated-cq created
-> clusterqueue/dws-cq created
-> localqueue/gated-lq created
-> localqueue/dws-lq created
-> nodepool/dws-pool created
+> resourceflavor.kueue.x-k8s.io/dws-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> admissioncheck.kueue.x-k8s.io/manual-approval created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/gated-cq created
+> clusterqueue.kueue.x-k8s.io/dws-cq created
+> localqueue.kueue.x-k8s.io/gated-lq created
+> localqueue.kueue.x-k8s.io/dws-lq created
+> nodepool.sim.gpuq.dev/dws-pool created
 $ printf '%s\n' 'set -e' 'sed -e "s/NODEPOOL_NAME/dws-nodepool/" -e "s/dws-local-queue/$2/" -e "s/sample-job/$1/" -e "s|provreq.kueue.x-k8s.io/maxRunDurationSeconds: \"600\"|gpuq.dev/duration: 5m|" "$DATA/../../examples/gke-dws/job.yaml" > "$TMP/$1.yaml"' '"$GPUQ" submit -f "$TMP/$1.yaml"' > $TMP/submit.sh
 # The provider, by hand: conditions TYPE=STATUS:MESSAGE written on JOB's live requests.
 $ printf '%s\n' 'import json, os, sqlite3, sys' 'c = sqlite3.connect(os.environ["GPUQ_DB"])' 'conds = [dict(zip(("type", "status", "message"), a.replace("=", ":", 1).split(":", 2))) for a in sys.argv[2:]]' 'for x in conds: x["reason"] = x["type"]' 'c.execute("UPDATE provisioning_requests SET status = ? WHERE deleted_at IS NULL AND workload_id IN (SELECT id FROM workloads WHERE job_name = ?)", (json.dumps({"conditions": conds}), sys.argv[1]))' 'c.commit()' > $TMP/provider.py

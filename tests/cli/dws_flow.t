@@ -2,17 +2,17 @@
 # dws-local-queue; cancel ends it without touching quota; applying the same
 # file again changes nothing.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor unchanged
-> admissioncheck/dws-prov unchanged
-> provisioningrequestconfig/dws-config unchanged
-> clusterqueue/dws-cluster-queue unchanged
-> localqueue/dws-local-queue unchanged
+> resourceflavor.kueue.x-k8s.io/default-flavor unchanged
+> admissioncheck.kueue.x-k8s.io/dws-prov unchanged
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config unchanged
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue unchanged
+> localqueue.kueue.x-k8s.io/dws-local-queue unchanged
 $ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 # The same job again is refused: it exists.

@@ -5,7 +5,7 @@
 # ResizeRequestName, node label autoscaling.gke.io/provisioning-request);
 # an absent detail adds nothing.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml -f $DATA/dws-podsetupdates.yaml | tail -1
-> provisioningrequestconfig/dws-config configured
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config configured
 $ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml
 ~ job-sample-job-[0-9a-f]{5}
 $ gpuq schedule -q

@@ -2,12 +2,12 @@
 # reservation flavor without any ProvisioningRequest, and only the overflow
 # gets one (the dws-prov check has onFlavors: [dws]).
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws_and_reservation.yaml
-> resourceflavor/reservation created
-> resourceflavor/dws created
-> clusterqueue/cluster-queue created
-> localqueue/user-queue created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
+> resourceflavor.kueue.x-k8s.io/reservation created
+> resourceflavor.kueue.x-k8s.io/dws created
+> clusterqueue.kueue.x-k8s.io/cluster-queue created
+> localqueue.kueue.x-k8s.io/user-queue created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
 $ for i in 1 2 3; do gpuq submit --queue user-queue --name j$i --gpus 4 --cpu 2 --memory 8Gi; done
 ~ job-j1-[0-9a-f]{5}
 ~ job-j2-[0-9a-f]{5}

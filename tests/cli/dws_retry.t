@@ -8,11 +8,11 @@
 # eviction set (requeue_at - updated_at), not what is left of it now, which
 # would depend on how fast the machine ran the commands in between.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 # The database's clock stands still (speed 0): a backoff ends only when
 # "wake" says so, however long the machine takes between two commands.
 $ python3 -c 'import os,sqlite3,time; c=sqlite3.connect(os.environ["GPUQ_DB"]); t=int(time.time()*1000); c.execute("INSERT OR REPLACE INTO clock(id, wall_ms, virtual_ms, speed) VALUES (1, ?, ?, 0)", (t, t)); c.commit()'

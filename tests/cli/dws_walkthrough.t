@@ -10,14 +10,14 @@
 $ TMPDIR=$TMP sh $DATA/../../examples/dws-walkthrough/run.sh
 ~ == database: .*/gpuq\.db
 > $ gpuq apply -f examples/dws-walkthrough/queues.yaml -f examples/dws-walkthrough/pools.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
-> nodepool/dws-t4-nodepool created
-> nodepool/dws-a100-nodepool created
-> nodepool/dws-h100-nodepool created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
+> nodepool.sim.gpuq.dev/dws-t4-nodepool created
+> nodepool.sim.gpuq.dev/dws-a100-nodepool created
+> nodepool.sim.gpuq.dev/dws-h100-nodepool created
 > $ gpuq submit -f examples/dws-walkthrough/jobs.yaml
 ~ job-dws-t4-job-[0-9a-f]{5}
 ~ job-dws-a100-job-[0-9a-f]{5}

@@ -3,11 +3,11 @@
 # check (kueue-semantics §3.3-§3.4), with GKE's printer columns ACCEPTED,
 # PROVISIONED, FAILED from the provider's conditions (§4.1-§4.2).
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq get provisioningrequests
 ! No resources found in default namespace.
 $ gpuq submit -f $DATA/../../examples/gke-dws/job.yaml

@@ -4,11 +4,11 @@
 # --show-labels, --sort-by, -o jsonpath and -o custom-columns. The same flags
 # on Kueue's own kinds are held to kubectl itself by it_get_kubectl.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq submit --queue dws-local-queue --name one --gpus 1
 ~ job-one-[0-9a-f]{5}
 $ gpuq submit --queue dws-local-queue --name two --gpus 4

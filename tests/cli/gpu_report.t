@@ -4,12 +4,12 @@
 # resource; in a MIG-only queue whose cpu is another flavor, that is the MIG
 # flavor (a LIKE '%gpu%' match found no GPU and took cpu's flavor).
 $ printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: cpus}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a100-mig}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: dws-prov}\nspec:\n  controllerName: kueue.x-k8s.io/provisioning-request\n  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: dws-config}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ProvisioningRequestConfig\nmetadata: {name: dws-config}\nspec:\n  provisioningClassName: queued-provisioning.gke.io\n  managedResources: [nvidia.com/mig-1g.5gb]\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: mig}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors: [{name: cpus, resources: [{name: cpu, nominalQuota: 100}]}]\n  - coveredResources: [nvidia.com/mig-1g.5gb]\n    flavors: [{name: a100-mig, resources: [{name: nvidia.com/mig-1g.5gb, nominalQuota: 14}]}]\n  admissionChecksStrategy:\n    admissionChecks: [{name: dws-prov}]\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, namespace: default}\nspec: {clusterQueue: mig}\n' | gpuq apply -f -
-> resourceflavor/cpus created
-> resourceflavor/a100-mig created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/mig created
-> localqueue/q created
+> resourceflavor.kueue.x-k8s.io/cpus created
+> resourceflavor.kueue.x-k8s.io/a100-mig created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/mig created
+> localqueue.kueue.x-k8s.io/q created
 $ gpuq submit --queue q --name m1 --gpu-resource nvidia.com/mig-1g.5gb --gpus 2 --cpu 1
 ~ job-m1-[0-9a-f]{5}
 $ gpuq schedule -q

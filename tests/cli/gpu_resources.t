@@ -2,9 +2,9 @@
 # GPUS column (as nvidia.com/gpu and any other ".../gpu" do); other extended
 # resources do not.
 $ printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu, nvidia.com/mig-1g.5gb, nvidia.com/gpu.shared, example.com/fpga]\n    flavors:\n    - name: f\n      resources: [{name: cpu, nominalQuota: 100}, {name: nvidia.com/gpu, nominalQuota: 8}, {name: nvidia.com/mig-1g.5gb, nominalQuota: 14}, {name: nvidia.com/gpu.shared, nominalQuota: 8}, {name: example.com/fpga, nominalQuota: 4}]\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, namespace: default}\nspec: {clusterQueue: cq}\n' | gpuq apply -f -
-> resourceflavor/f created
-> clusterqueue/cq created
-> localqueue/q created
+> resourceflavor.kueue.x-k8s.io/f created
+> clusterqueue.kueue.x-k8s.io/cq created
+> localqueue.kueue.x-k8s.io/q created
 $ gpuq submit --queue q --name whole --gpus 2 --count 2
 ~ job-whole-[0-9a-f]{5}
 $ gpuq submit --queue q --name mig --gpu-resource nvidia.com/mig-1g.5gb --gpus 3

@@ -113,8 +113,8 @@ $ printf 'apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {nam
 ! error: big.yaml: document 1 (ClusterQueue big): spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: invalid value "9223372036854775807": must be at most 9223372036854775807m, the largest cpu amount gpuq accounts
 ? 1
 $ sed 's/"9223372036854775807"/"9223372036854775807m"/' big.yaml > max.yaml; gpuq apply -f max.yaml
-> clusterqueue/big created
-> localqueue/big created
+> clusterqueue.kueue.x-k8s.io/big created
+> localqueue.kueue.x-k8s.io/big created
 $ gpuq submit --queue big --name triple --cpu 9223372036854775807m --count 3
 ! error: gpuq submit: document 1 (Job default/triple): spec: cpu: 3 pods of 9223372036854775807m (pod set "main") take the total over 9223372036854775807m, the largest cpu amount gpuq accounts
 ? 1

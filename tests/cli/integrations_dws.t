@@ -5,11 +5,11 @@
 # is released with both templates carrying the podset label and the consume
 # annotation (the workers keep their own nodeSelector).
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq apply -f $DATA/integrations/jobset-dws.yaml
 > jobset.jobset.x-k8s.io/trainer created
 $ gpuq schedule

@@ -5,9 +5,9 @@
 # Kubeflow: the replica types in Kueue's order, lower-cased), admitted whole
 # in Kueue's single ClusterQueue setup while quota lasts.
 $ gpuq apply -f $COMPAT/kueue/admin/single-clusterqueue-setup.yaml
-> resourceflavor/default-flavor created
-> clusterqueue/cluster-queue created
-> localqueue/user-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> clusterqueue.kueue.x-k8s.io/cluster-queue created
+> localqueue.kueue.x-k8s.io/user-queue created
 $ gpuq apply -f $COMPAT/integrations/kueue-examples/jobs/sample-jobset.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-pytorchjob.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-mpijob.yaml -f $COMPAT/integrations/kueue-examples/jobs/ray-job-sample.yaml -f $COMPAT/integrations/kueue-examples/jobs/ray-cluster-sample.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-tfjob.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-paddlejob.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-xgboostjob.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-jaxjob.yaml -f $COMPAT/integrations/kueue-examples/jobs/sample-jobset-tas-sliced.yaml
 ~ jobset.jobset.x-k8s.io/sleep-job-[a-z0-9]{5} created
 > pytorchjob.kubeflow.org/pytorch-simple created

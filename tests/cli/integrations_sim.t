@@ -3,14 +3,14 @@
 # admitted once they are provisioned, runs its 10 minutes and finishes, the
 # quota going back with it.
 $ gpuq apply -f $DATA/../../examples/dws-walkthrough/queues.yaml -f $DATA/integrations/pools-8.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
-> nodepool/dws-t4-nodepool created
-> nodepool/dws-a100-nodepool created
-> nodepool/dws-h100-nodepool created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
+> nodepool.sim.gpuq.dev/dws-t4-nodepool created
+> nodepool.sim.gpuq.dev/dws-a100-nodepool created
+> nodepool.sim.gpuq.dev/dws-h100-nodepool created
 $ gpuq apply -f $DATA/integrations/jobset-a100.yaml
 > jobset.jobset.x-k8s.io/trainer created
 $ gpuq run --speed max --for 2h

@@ -24,7 +24,7 @@ $ gpuq apply -f $COMPAT/integrations/kubeflow-training/simple.yaml -f $COMPAT/in
 $ gpuq apply -f $COMPAT/integrations/kubeflow-training/01-multi-node.yaml
 ! skipped: kind TrainJob (trainer.kubeflow.org/v1alpha1) is not queued by gpuq: its ClusterTrainingRuntime "torch-distributed" is not known; apply the runtime first
 $ gpuq apply -f $COMPAT/integrations/kubeflow-training/torch_distributed.yaml
-> clustertrainingruntime/torch-distributed created
+> clustertrainingruntime.trainer.kubeflow.org/torch-distributed created
 $ gpuq apply -f $COMPAT/integrations/kubeflow-training/01-multi-node.yaml -f $COMPAT/integrations/kubeflow-training/03-kueue-integration.yaml
 > trainjob.trainer.kubeflow.org/multi-node-example created (pending: the job has no kueue.x-k8s.io/queue-name label)
 > trainjob.trainer.kubeflow.org/kueue-example created (pending: LocalQueue training-queue doesn't exist)

@@ -8,16 +8,16 @@
 $ gpuq apply -f $DATA/integrations/trainingrun.yaml
 ! skipped: kind TrainingRun (example.com/v1) is not modelled by gpuq
 $ gpuq apply -f $DATA/integrations/trainingrun-integration.yaml
-> integration/trainingruns.example.com created
+> integration.gpuq.dev/trainingruns.example.com created
 $ gpuq apply -f $DATA/integrations/trainingrun-integration.yaml
-> integration/trainingruns.example.com unchanged
+> integration.gpuq.dev/trainingruns.example.com unchanged
 $ gpuq list integrations --no-headers
 ~ trainingruns.example.com +TrainingRun +{AGE}
 $ gpuq apply -f $DATA/integrations/three-gpus.yaml
-> resourceflavor/l4 created
-> clusterqueue/three-gpus created
-> localqueue/dws-local-queue created
-> workloadpriorityclass/urgent created
+> resourceflavor.kueue.x-k8s.io/l4 created
+> clusterqueue.kueue.x-k8s.io/three-gpus created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
+> workloadpriorityclass.kueue.x-k8s.io/urgent created
 $ gpuq apply -n small -f $DATA/integrations/trainingrun.yaml
 > trainingrun.example.com/resnet created
 $ gpuq schedule

@@ -2,14 +2,14 @@
 # quota counts them (pkg/workload/resources.go AdjustResources,
 # ValidateAdmissibility; workload.go applyResourceTransformations).
 $ gpuq apply -f $DATA/limits/queues.yaml
-> configuration/config created
-> resourceflavor/f created
-> clusterqueue/cq created
+> configuration.config.kueue.x-k8s.io/config created
+> resourceflavor.kueue.x-k8s.io/f created
+> clusterqueue.kueue.x-k8s.io/cq created
 > namespace/team-a created
-> localqueue/q created
-> localqueue/q created
+> localqueue.kueue.x-k8s.io/q created
+> localqueue.kueue.x-k8s.io/q created
 > limitrange/limits created
-> runtimeclass/gvisor created
+> runtimeclass.node.k8s.io/gvisor created
 $ gpuq get limitranges -n team-a
 > NAME     AGE
 ~ limits   {AGE}
@@ -74,7 +74,7 @@ $ gpuq get workloads -n team-a -o jsonpath='{range .items[*]}{.spec.podSets[0].t
 # The LimitRange deleted: Kueue adjusts the namespace's pending workloads
 # anew, and big (3 CPUs) is admitted.
 $ gpuq delete limitrange limits -n team-a
-> limitrange/limits deleted
+> limitrange "limits" deleted
 $ gpuq schedule --until-stable
 ~ cycle 1: workload team-a/job-big-[0-9a-f]{5} admitted in cq \(cpu=f\)
 > 2 cycles: 1 admitted, 0 evicted

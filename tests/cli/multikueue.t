@@ -5,23 +5,23 @@
 # GKE's dws-multi.yaml defines multikueue-dws-worker-asia twice: the second is
 # the same object, unchanged.
 $ gpuq apply -f $COMPAT/gke-dws/multikueue-dws/dws-multi.yaml
-> resourceflavor/default-dws-flavor created
-> resourceflavor/gpu-t4-dws created
-> admissioncheck/sample-dws-multikueue created
-> multikueueconfig/multikueue-dws created
-> multikueuecluster/multikueue-dws-worker-asia created
-> multikueuecluster/multikueue-dws-worker-eu created
-> multikueuecluster/multikueue-dws-worker-us created
-> multikueuecluster/multikueue-dws-worker-asia unchanged
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-dws-flavor created
+> resourceflavor.kueue.x-k8s.io/gpu-t4-dws created
+> admissioncheck.kueue.x-k8s.io/sample-dws-multikueue created
+> multikueueconfig.kueue.x-k8s.io/multikueue-dws created
+> multikueuecluster.kueue.x-k8s.io/multikueue-dws-worker-asia created
+> multikueuecluster.kueue.x-k8s.io/multikueue-dws-worker-eu created
+> multikueuecluster.kueue.x-k8s.io/multikueue-dws-worker-us created
+> multikueuecluster.kueue.x-k8s.io/multikueue-dws-worker-asia unchanged
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq apply -f $COMPAT/integrations/kueue-examples/multikueue/multikueue-setup.yaml
-> resourceflavor/default-flavor created
-> clusterqueue/cluster-queue created
-> localqueue/user-queue created
-> admissioncheck/sample-multikueue created
-> multikueueconfig/multikueue-test created
-> multikueuecluster/multikueue-test-worker1 created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> clusterqueue.kueue.x-k8s.io/cluster-queue created
+> localqueue.kueue.x-k8s.io/user-queue created
+> admissioncheck.kueue.x-k8s.io/sample-multikueue created
+> multikueueconfig.kueue.x-k8s.io/multikueue-test created
+> multikueuecluster.kueue.x-k8s.io/multikueue-test-worker1 created
 $ gpuq list multikueueclusters
 ~ NAME +CONNECTED +AGE
 ~ multikueue-dws-worker-asia +Unknown +{AGE}
@@ -39,8 +39,8 @@ $ gpuq get multikueueconfig multikueue-dws -o jsonpath='{.spec.clusters[*]}'
 > multikueue-dws-worker-asia multikueue-dws-worker-us multikueue-dws-worker-eu
 # A path kubeconfig; the location type defaults to Secret, as Kueue's.
 $ printf 'apiVersion: kueue.x-k8s.io/v1beta1\nkind: MultiKueueCluster\nmetadata: {name: w2}\nspec:\n  kubeConfig: {locationType: Path, location: /etc/w2.kubeconfig}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: MultiKueueCluster\nmetadata: {name: w3}\nspec:\n  clusterSource: {kubeConfig: {location: w3-secret}}\n' | gpuq apply -f -
-> multikueuecluster/w2 created
-> multikueuecluster/w3 created
+> multikueuecluster.kueue.x-k8s.io/w2 created
+> multikueuecluster.kueue.x-k8s.io/w3 created
 $ gpuq get multikueuecluster -o jsonpath='{range .items[*]}{.metadata.name} {.spec.clusterSource.kubeConfig.locationType}{"\n"}{end}'
 > multikueue-dws-worker-asia Secret
 > multikueue-dws-worker-eu Secret

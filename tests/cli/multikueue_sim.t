@@ -131,7 +131,7 @@ $ for r in asia us eu; do python3 $TMP/sql.py $TMP/e/gpuq.db.clusters/multikueue
 # its copy, said once. The job runs where it can.
 $ mkdir $TMP/f && GPUQ_DB=$TMP/f/gpuq.db sh $TMP/setup.sh $COMPAT/gke-dws/multikueue-dws job-multi-dws-autopilot.yaml
 $ rm $TMP/f/gpuq.db.clusters/multikueue-dws-worker-eu.db* && GPUQ_DB=$TMP/f/gpuq.db gpuq --cluster multikueue-dws-worker-asia delete localqueue dws-local-queue
-> localqueue/dws-local-queue deleted
+> localqueue.kueue.x-k8s.io "dws-local-queue" deleted
 $ GPUQ_DB=$TMP/f/gpuq.db gpuq run --seed 1 > $TMP/run6.txt; grep -E 'dispatched|refused' $TMP/run6.txt | sed -E 's/dws-job-[a-z0-9]{5}/JOB/g'
 > +0s        job default/JOB refused: by multikueue-dws-worker-asia: localqueue "dws-local-queue" not found in namespace "default"
 > +0s        job default/JOB dispatched: multikueue-dws-worker-us
@@ -196,7 +196,7 @@ $ python3 $TMP/sql.py $TMP/f/gpuq.db 'SELECT runner_pid FROM clock'; python3 $TM
 # virtual time, us too, which admits it).
 $ mkdir $TMP/h && GPUQ_DB=$TMP/h/gpuq.db sh $TMP/setup.sh $COMPAT/gke-dws/multikueue-dws job-multi-dws-autopilot.yaml
 $ printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmultiKueue:\n  origin: lab-manager\n  dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental\n  incrementalDispatcherConfig: {stepSize: 1}\n' | GPUQ_DB=$TMP/h/gpuq.db gpuq apply -f -
-> configuration/config created
+> configuration.config.kueue.x-k8s.io/config created
 $ GPUQ_DB=$TMP/h/gpuq.db gpuq run --seed 1 > $TMP/run8.txt; grep -E 'dispatched|started$|started: on' $TMP/run8.txt | sed -E 's/dws-job-[a-z0-9]{5}/JOB/'
 > +0s        job default/JOB dispatched: multikueue-dws-worker-asia
 > +5m        job default/JOB dispatched: multikueue-dws-worker-us
@@ -206,4 +206,4 @@ $ GPUQ_DB=$TMP/h/gpuq.db gpuq --cluster multikueue-dws-worker-us get workloads -
 > lab-manager
 # A Configuration in v1beta1 (which has no incrementalDispatcherConfig) takes the default step.
 $ printf 'apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nmultiKueue:\n  origin: other\n' | GPUQ_DB=$TMP/h/gpuq.db gpuq apply -f -
-> configuration/config configured
+> configuration.config.kueue.x-k8s.io/config configured

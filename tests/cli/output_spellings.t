@@ -2,13 +2,13 @@
 # '='), -oFORMAT and --output=FORMAT; -n with -A lists every namespace, -A
 # winning as in kubectl.
 $ gpuq apply -f $DATA/../../examples/gke-dws/dws-queues.yaml
-> resourceflavor/default-flavor created
-> admissioncheck/dws-prov created
-> provisioningrequestconfig/dws-config created
-> clusterqueue/dws-cluster-queue created
-> localqueue/dws-local-queue created
+> resourceflavor.kueue.x-k8s.io/default-flavor created
+> admissioncheck.kueue.x-k8s.io/dws-prov created
+> provisioningrequestconfig.kueue.x-k8s.io/dws-config created
+> clusterqueue.kueue.x-k8s.io/dws-cluster-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: dws-local-queue, namespace: other}\nspec: {clusterQueue: dws-cluster-queue}\n' | gpuq apply -f -
-> localqueue/dws-local-queue created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
 $ gpuq submit --queue dws-local-queue --name one --gpus 1
 ~ job-one-[0-9a-f]{5}
 $ gpuq submit -n other --queue dws-local-queue --name two --gpus 1
@@ -63,7 +63,7 @@ $ gpuq delete localqueue/dws-local-queue rf
 ! error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form: "rf"
 ? 2
 $ gpuq delete localqueue/dws-local-queue localqueue/dws-local-queue -n other
-> localqueue/dws-local-queue deleted
+> localqueue.kueue.x-k8s.io "dws-local-queue" deleted
 ! error: localqueue "dws-local-queue" not found
 ? 1
 $ gpuq submit --queue dws-local-queue --name five --gpus 1

@@ -1,18 +1,18 @@
 # NodePools (sim.gpuq.dev/v1alpha1): the simulated cluster's capacity, applied
 # beside the queues; and a job's run duration (gpuq.dev/duration, --duration).
 $ gpuq apply -f $DATA/../../examples/manifests/sim-pools.yaml
-> nodepool/t4 created
-> nodepool/a100 created
-> nodepool/h100 created
+> nodepool.sim.gpuq.dev/t4 created
+> nodepool.sim.gpuq.dev/a100 created
+> nodepool.sim.gpuq.dev/h100 created
 # The same pools again, however the durations are spelt, change nothing.
 $ gpuq apply -f $DATA/../../examples/manifests/sim-pools.yaml
-> nodepool/t4 unchanged
-> nodepool/a100 unchanged
-> nodepool/h100 unchanged
+> nodepool.sim.gpuq.dev/t4 unchanged
+> nodepool.sim.gpuq.dev/a100 unchanged
+> nodepool.sim.gpuq.dev/h100 unchanged
 $ printf 'apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n  nodeLabels: {cloud.google.com/gke-accelerator: nvidia-tesla-a100}\n  gpusPerNode: 8\n  minNodes: 0\n  maxNodes: 4\n  provisioningTime: 300s\n  scaleDownAfter: "600"\n' | gpuq apply -f -
-> nodepool/a100 unchanged
+> nodepool.sim.gpuq.dev/a100 unchanged
 $ printf 'apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n  nodeLabels: {cloud.google.com/gke-accelerator: nvidia-tesla-a100}\n  gpusPerNode: 8\n  maxNodes: 4\n  provisioningTime: 1h30m\n' | gpuq apply -f -
-> nodepool/a100 configured
+> nodepool.sim.gpuq.dev/a100 configured
 $ gpuq list nodepools
 ~ NAME +GPUS/NODE +MIN +MAX +PROVISIONING TIME +STOCKOUT +LABELS +AGE
 ~ a100 +8 +0 +4 +1h30m +false +cloud\.google\.com/gke-accelerator=nvidia-tesla-a100 +{AGE}
@@ -46,7 +46,7 @@ $ printf 'apiVersion: sim.gpuq.dev/v1alpha1\nkind: NodePool\nmetadata: {name: x}
 ! error: -: document 1 (NodePool x): spec.maxNodes: required
 ? 1
 $ gpuq delete nodepool t4
-> nodepool/t4 deleted
+> nodepool.sim.gpuq.dev "t4" deleted
 $ gpuq delete np t4
 ! error: nodepool "t4" not found
 ? 1

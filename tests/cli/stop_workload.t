@@ -3,10 +3,10 @@
 # stops waiting; resume queues it again; stopping what is already stopped is
 # refused with its state.
 $ gpuq apply -f $DATA/integrations/three-gpus.yaml
-> resourceflavor/l4 created
-> clusterqueue/three-gpus created
-> localqueue/dws-local-queue created
-> workloadpriorityclass/urgent created
+> resourceflavor.kueue.x-k8s.io/l4 created
+> clusterqueue.kueue.x-k8s.io/three-gpus created
+> localqueue.kueue.x-k8s.io/dws-local-queue created
+> workloadpriorityclass.kueue.x-k8s.io/urgent created
 $ gpuq apply -f $DATA/integrations/urgent-job.yaml
 > job.batch/urgent created
 $ gpuq schedule -q

@@ -3,11 +3,11 @@
 # reconcileNotReadyTimeout and UpdateRequeueState). stuck.yaml's pool never
 # gets its pods ready: timeout 30 s, backoffBaseSeconds 1, backoffLimitCount 3.
 $ gpuq apply -f $DATA/pods-ready/stuck.yaml
-> configuration/config created
-> nodepool/broken created
-> resourceflavor/broken created
-> clusterqueue/cq created
-> localqueue/lq created
+> configuration.config.kueue.x-k8s.io/config created
+> nodepool.sim.gpuq.dev/broken created
+> resourceflavor.kueue.x-k8s.io/broken created
+> clusterqueue.kueue.x-k8s.io/cq created
+> localqueue.kueue.x-k8s.io/lq created
 $ gpuq submit --queue lq --name stuck --gpus 8 --duration 10m
 ~ job-stuck-[0-9a-f]{5}
 # Admitted at 0; 30 s later its pods are still not ready: evicted
