@@ -166,8 +166,10 @@ int gq__store_run_podsets(struct gq_store *st, int64_t id, gq__run_podset_fn fn,
 {
     static const char sql[] =
         "SELECT w.id, ps.value ->> 'name', coalesce(a.value ->> 'count', ps.value ->> 'count'), "
-        "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j WHERE j.key LIKE '%/gpu'), "
-        "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE f.key LIKE '%/gpu'), "
+        "(SELECT sum(j.value) FROM json_each(ps.value, '$.amounts') j "
+        "  WHERE gq_gpu_resource(j.key)), "
+        "(SELECT f.value FROM json_each(a.value, '$.flavors') f WHERE gq_gpu_resource(f.key) "
+        "  ORDER BY f.key LIKE '%/gpu' DESC, f.id LIMIT 1), "
         "(SELECT group_concat(s.key || '=' || s.value, char(10)) "
         "  FROM json_each(ps.value, '$.match.nodeSelector') s), "
         "(SELECT group_concat(fv, char(10)) FROM (SELECT f.value AS fv "
