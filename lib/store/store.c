@@ -567,6 +567,8 @@ void gq__store_close(struct gq_store *st)
         return;
     for (i = 0; i < st->nstmts; i++)
         sqlite3_finalize(st->stmts[i].stmt);
+    if (st->kept_free)
+        st->kept_free(st->kept);
     sqlite3_close(st->db);
     free(st->path);
     free(st);
@@ -629,6 +631,17 @@ void gq__store_checkpoint(struct gq_store *st)
 {
     st->wal_frames = 0;
     sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+}
+
+void *gq__store_kept(struct gq_store *st)
+{
+    return st->kept;
+}
+
+void gq__store_keep(struct gq_store *st, void *kept, void (*kept_free)(void *kept))
+{
+    st->kept = kept;
+    st->kept_free = kept_free;
 }
 
 void gq__store_set_wal_limit(struct gq_store *st, int frames)

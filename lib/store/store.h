@@ -206,6 +206,12 @@ int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const
  */
 void gq__store_set_wal_limit(struct gq_store *st, int frames);
 void gq__store_checkpoint(struct gq_store *st);
+/*
+ * What another layer keeps for this connection (the engine's decoded specs,
+ * engine_specs.c), freed with kept_free when the store closes. NULL: none.
+ */
+void *gq__store_kept(struct gq_store *st);
+void gq__store_keep(struct gq_store *st, void *kept, void (*kept_free)(void *kept));
 
 /*
  * The page cache, in KiB (0: the default 64 MiB). The engine keeps its own
