@@ -281,6 +281,16 @@ int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err)
  */
 int gq__store_durable(struct gq_store *st, bool durable, gq_error *err);
 
+/*
+ * A simulation on a scratch database also commits its write transactions
+ * in groups of txns (0: each alone again, the open group committed): each
+ * is a savepoint inside the group's one BEGIN IMMEDIATE, so one that fails
+ * still rolls back alone, and a crash leaves the database as the last
+ * group's commit left it, consistent, only some steps shorter. Between
+ * groups the lock is free for other writers.
+ */
+int gq__store_group(struct gq_store *st, int txns, gq_error *err);
+
 /* No workloads, no clock, no books: a simulation may set the clock's start. */
 bool gq__store_sim_fresh(struct gq_store *st);
 
