@@ -46,8 +46,8 @@ int gq__engine_afs_persist(struct gq_store *st, struct gq_snapshot *s, gq_error 
 /*
  * Build the admission snapshot from the store, inside the caller's
  * transaction. Its flavors' specs, queues' checks and namespaces' labels
- * are borrowed from the decoded specs the store keeps (engine_specs.c): at
- * most one snapshot per store at a time, freed before the next is built.
+ * are borrowed from the decoded specs the store keeps (engine_specs.c):
+ * free it with gq__specs_unload.
  */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);
 
@@ -66,8 +66,13 @@ int gq__specs_decode(struct gq_store *st, const char *spec, const struct gq_obje
  */
 int gq__specs_podsets(struct gq_store *st, struct gq_snapshot *s, struct gq_snap_wl *wl,
                       const char *podsets, uint64_t hash, gq_error *err);
-/* The end of a build: the specs and pod sets it did not ask for go. */
-void gq__specs_sweep(struct gq_store *st);
+/*
+ * The end of a build (built: a snapshot now borrows from them): the specs
+ * and pod sets it did not ask for go, unless another snapshot lives.
+ */
+void gq__specs_sweep(struct gq_store *st, bool built);
+/* A snapshot gq__engine_load built, freed: what it borrowed may go at the next build. */
+void gq__specs_unload(struct gq_store *st, struct gq_snapshot *s);
 
 /*
  * At a quota reservation with admission checks: record each check that

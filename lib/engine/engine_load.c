@@ -952,6 +952,6 @@ int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)
     loader_free(&l);
     if (rc != GQ_OK)
         gq__snapshot_free(s);
-    gq__specs_sweep(st);
+    gq__specs_sweep(st, rc == GQ_OK);
     return rc;
 }

@@ -13,8 +13,9 @@
  * (or is no longer asked for), and nothing has to say the configuration
  * changed. The objects belong to the cache: a snapshot built from them
  * borrows their parts (gq_snapshot.borrowed), so entries go only when a
- * build ends (gq__specs_sweep), never while the snapshot that borrowed
- * them lives: the engine frees its snapshot before it builds the next.
+ * build ends (gq__specs_sweep) and no other snapshot of the store lives
+ * (the engine frees its own before it builds the next; one built inside a
+ * callback of a running gq_schedule leaves the sweep to a later build).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ struct specs {
     size_t n, cap;
     struct podsets_entry *ps; /* open addressing by hash; text NULL: free slot */
     size_t nps, capps;        /* capps: a power of two, 0 before the first */
+    int snapshots;            /* built from these and not unloaded yet */
 };
 
 static void entry_free(struct spec_entry *e)
@@ -188,12 +190,28 @@ int gq__specs_podsets(struct gq_store *st, struct gq_snapshot *s, struct gq_snap
     return gq__manifest_podsets_fill(s, wl, e->doc, err);
 }
 
-void gq__specs_sweep(struct gq_store *st)
+void gq__specs_unload(struct gq_store *st, struct gq_snapshot *s)
+{
+    struct specs *c = gq__store_kept(st);
+
+    gq__snapshot_free(s);
+    if (c && c->snapshots > 0)
+        c->snapshots--;
+}
+
+void gq__specs_sweep(struct gq_store *st, bool built)
 {
     struct specs *c = gq__store_kept(st);
     size_t i, n = 0;
 
-    for (i = 0; c && i < c->n; i++) {
+    if (!c)
+        return;
+    if (c->snapshots) { /* another snapshot borrows: nothing goes yet */
+        c->snapshots += built;
+        return;
+    }
+    c->snapshots += built;
+    for (i = 0; i < c->n; i++) {
         if (!c->v[i]->used) {
             entry_free(c->v[i]);
             continue;
@@ -201,8 +219,6 @@ void gq__specs_sweep(struct gq_store *st)
         c->v[i]->used = false;
         c->v[n++] = c->v[i];
     }
-    if (!c)
-        return;
     c->n = n;
     /* The pod sets no live workload has now; on ENOMEM they stay, as they were. */
     if (c->capps)
