@@ -1217,7 +1217,7 @@ static void wl_free(struct gq_snap_wl *wl)
     free(wl->inadmissible);
 }
 
-static void cq_free(struct gq_snap_cq *cq)
+static void cq_free(struct gq_snap_cq *cq, bool borrowed)
 {
     size_t i, j;
 
@@ -1231,13 +1231,14 @@ static void cq_free(struct gq_snap_cq *cq)
     free(cq->group_of_res);
     free(cq->fallback_after);
     free(cq->check_flavors);
-    for (i = 0; i < cq->nchecks; i++) {
+    for (i = 0; !borrowed && i < cq->nchecks; i++) {
         free(cq->checks[i].name);
         for (j = 0; j < cq->checks[i].on_flavors.n; j++)
             free(cq->checks[i].on_flavors.v[j]);
         free(cq->checks[i].on_flavors.v);
     }
-    free(cq->checks);
+    if (!borrowed)
+        free(cq->checks);
     free(cq->heap);
     free(cq->inadmissible);
     free(cq->holders);
@@ -1251,6 +1252,8 @@ void gq__snapshot_free(struct gq_snapshot *s)
 
     for (i = 0; i < s->nflavors; i++) {
         free(s->flavors[i].name);
+        if (s->borrowed)
+            continue;
         memset(&o, 0, sizeof(o));
         o.kind = GQ_KIND_RESOURCE_FLAVOR;
         o.u.flavor = s->flavors[i].spec;
@@ -1258,7 +1261,7 @@ void gq__snapshot_free(struct gq_snapshot *s)
     }
     free(s->flavors);
     for (i = 0; i < s->ncqs; i++)
-        cq_free(&s->cqs[i]);
+        cq_free(&s->cqs[i], s->borrowed);
     free(s->cqs);
     for (i = 0; i < s->ncohorts; i++)
         free(s->cohort_names[i]);
@@ -1278,7 +1281,8 @@ void gq__snapshot_free(struct gq_snapshot *s)
     free(s->wls);
     for (i = 0; i < s->nnss; i++) {
         free(s->nss[i].name);
-        gq__kvs_clear(&s->nss[i].labels);
+        if (!s->borrowed)
+            gq__kvs_clear(&s->nss[i].labels);
     }
     free(s->nss);
     free(s->heights);

@@ -260,6 +260,8 @@ struct gq_snapshot {
     size_t ngated;                /* pending workloads waiting for their requeue_at */
     struct gq_wfpr wfpr;          /* waitForPodsReady */
     size_t nnot_ready;            /* workloads holding quota whose pods are not ready */
+    bool borrowed;                /* flavors[].spec, cqs[].checks and nss[].labels belong to
+                                     the decoded specs the engine keeps: not freed here */
 };
 
 /* ------------------------------------------------------------ decisions */

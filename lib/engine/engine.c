@@ -266,7 +266,7 @@ static int ensure_loaded(struct gq_store *st, struct engine *e, gq_error *err)
 
     if (!e->loaded || e->dirty || v != e->version) {
         if (e->loaded)
-            gq__snapshot_free(&e->s);
+            gq__specs_unload(st, &e->s);
         e->loaded = false;
         e->load_us = gq__mono_us();
         /* The one long read of a cycle: a stop interrupts it, and the cycle rolls back. */
@@ -646,7 +646,7 @@ static int schedule(gq_db *db, const gq_schedule_options *opts, volatile sig_ato
     free(g.changes);
     free(g.blocks);
     if (e.loaded)
-        gq__snapshot_free(&e.s);
+        gq__specs_unload(db->st, &e.s);
     gq__decisions_free(&e.d);
     return rc;
 }

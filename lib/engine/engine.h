@@ -43,8 +43,36 @@ int gq__engine_schedule_until(gq_db *db, const gq_schedule_options *opts,
  */
 int gq__engine_afs_persist(struct gq_store *st, struct gq_snapshot *s, gq_error *err);
 
-/* Build the admission snapshot from the store, inside the caller's transaction. */
+/*
+ * Build the admission snapshot from the store, inside the caller's
+ * transaction. Its flavors' specs, queues' checks and namespaces' labels
+ * are borrowed from the decoded specs the store keeps (engine_specs.c):
+ * free it with gq__specs_unload.
+ */
 int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err);
+
+/*
+ * A stored spec (canonical JSON gpuq wrote) decoded, from what the store
+ * keeps when the same text was decoded before (engine_specs.c). *out
+ * belongs to the store: read it, never clear it or take its parts. It
+ * stays until gq__specs_sweep runs after a build that did not ask for it.
+ */
+int gq__specs_decode(struct gq_store *st, const char *spec, const struct gq_object **out,
+                     gq_error *err);
+/*
+ * A workload's podsets column into wl->ps (gq__manifest_podsets), parsed
+ * once per text while live workloads have it; hash: the text's, as
+ * gq_snap_wl.shape has it.
+ */
+int gq__specs_podsets(struct gq_store *st, struct gq_snapshot *s, struct gq_snap_wl *wl,
+                      const char *podsets, uint64_t hash, gq_error *err);
+/*
+ * The end of a build (built: a snapshot now borrows from them): the specs
+ * and pod sets it did not ask for go, unless another snapshot lives.
+ */
+void gq__specs_sweep(struct gq_store *st, bool built);
+/* A snapshot gq__engine_load built, freed: what it borrowed may go at the next build. */
+void gq__specs_unload(struct gq_store *st, struct gq_snapshot *s);
 
 /*
  * At a quota reservation with admission checks: record each check that

@@ -1,7 +1,8 @@
 /*
  * engine_load.c: the admission snapshot built from the store (DESIGN.md,
  * "engine"). Queue objects come back from their canonical JSON through the
- * manifest decoder; quotas from the quotas table; workloads from their
+ * manifest decoder, once per text (engine_specs.c: the snapshot borrows
+ * their parts); quotas from the quotas table; workloads from their
  * podsets column; usage from the usage rows. Runs inside the engine's
  * transaction, so the snapshot is one consistent view.
  *
@@ -35,7 +36,7 @@ struct loader {
     struct gq_store *st;
     gq_error *err;
     char table[32];            /* the table being read, for messages */
-    struct gq_object *flavors; /* decoded ResourceFlavors, by interned index */
+    const struct gq_object **flavors; /* decoded ResourceFlavors, by interned index */
     size_t nflavor_objs;
     struct qrow *q;
     size_t nq, capq;
@@ -44,7 +45,7 @@ struct loader {
     size_t ncohort_parent, capparent;
     int64_t *cohort_weight;    /* per cohort index: weight in milli-units + 1, 0 if none */
     size_t capweight;
-    struct gq_object *cqobjs;  /* decoded ClusterQueues */
+    const struct gq_object **cqobjs; /* decoded ClusterQueues */
     size_t capcq;
     struct gq_intern cqnames;
     struct gq_intern checks;
@@ -81,17 +82,15 @@ static int nomem(struct loader *l)
 /* ------------------------------------------------------- decoding specs */
 
 /*
- * A stored canonical spec back into an object. It is text this program
- * wrote, so one that does not decode means the file is damaged.
+ * A stored canonical spec back into an object (the store's to keep: see
+ * gq__specs_decode). It is text this program wrote, so one that does not
+ * decode means the file is damaged.
  */
-static int decode_spec(struct loader *l, const char *spec, struct gq_object *out)
+static int decode_spec(struct loader *l, const char *spec, const struct gq_object **out)
 {
     gq_error why = {0, ""};
-    int rc;
+    int rc = gq__specs_decode(l->st, spec, out, &why);
 
-    memset(out, 0, sizeof(*out));
-    rc = gq__manifest_load(NULL, spec, strlen(spec), "spec", NULL, NULL, gq__take_object, out,
-                           &why);
     if (rc == GQ_ENOMEM)
         return gq__error(l->err, rc, "%s", why.msg);
     if (rc != GQ_OK)
@@ -145,7 +144,7 @@ static int cohort_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     int c = gq__intern(&l->cohorts, v->name);
-    struct gq_object o;
+    const struct gq_object *o;
     int64_t w;
 
     if (c < 0 || gq__grow(&l->cohort_parent, &l->capparent, (size_t)c, sizeof(char *)) < 0)
@@ -155,11 +154,10 @@ static int cohort_row(const struct gq_load_spec *v, void *p)
     if (gq__grow(&l->cohort_weight, &l->capweight, (size_t)c, sizeof(int64_t)) < 0)
         return nomem(l);
     if (decode_spec(l, v->spec, &o) == GQ_OK) {
-        if (gq_quantity_milli_value(&w, &o.u.cohort.fair_weight) != GQ_OK)
+        if (gq_quantity_milli_value(&w, &o->u.cohort.fair_weight) != GQ_OK)
             w = 1000;
         l->cohort_weight[c] = w + 1; /* 0: not given */
     }
-    gq__object_clear(&o);
     if (v->parent && !(l->cohort_parent[c] = strdup(v->parent)))
         return nomem(l);
     return 0;
@@ -175,7 +173,7 @@ static int cq_row(const struct gq_load_spec *v, void *p)
         return nomem(l);
     if ((rc = decode_spec(l, v->spec, &l->cqobjs[q])) != GQ_OK)
         return rc;
-    if (l->cqobjs[q].u.cq.cohort && gq__intern(&l->cohorts, l->cqobjs[q].u.cq.cohort) < 0)
+    if (l->cqobjs[q]->u.cq.cohort && gq__intern(&l->cohorts, l->cqobjs[q]->u.cq.cohort) < 0)
         return nomem(l);
     return 0;
 }
@@ -184,17 +182,16 @@ static int cq_row(const struct gq_load_spec *v, void *p)
 static int prc_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    struct gq_object o;
+    const struct gq_object *o;
     int c, rc;
 
-    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o.u.prc.fallback_after > 0) {
+    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o->u.prc.fallback_after > 0) {
         if ((c = gq__intern(&l->prcs, v->name)) < 0 ||
             gq__grow(&l->prc_fallback, &l->capprcfb, (size_t)c, sizeof(int32_t)) < 0)
             rc = nomem(l);
         else
-            l->prc_fallback[c] = o.u.prc.fallback_after;
+            l->prc_fallback[c] = o->u.prc.fallback_after;
     }
-    gq__object_clear(&o);
     return rc;
 }
 
@@ -203,16 +200,15 @@ static int check_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     int c = gq__intern(&l->checks, v->name), f;
-    struct gq_object o;
+    const struct gq_object *o;
     int rc;
 
     if (c < 0 || gq__grow(&l->check_fallback, &l->capcheckfb, (size_t)c, sizeof(int32_t)) < 0)
         return nomem(l);
-    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o.u.ac.controller_name &&
-        strcmp(o.u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0 && o.u.ac.params_name &&
-        (f = gq__intern_find(&l->prcs, o.u.ac.params_name)) >= 0)
+    if ((rc = decode_spec(l, v->spec, &o)) == GQ_OK && o->u.ac.controller_name &&
+        strcmp(o->u.ac.controller_name, GQ_PROVREQ_CONTROLLER) == 0 && o->u.ac.params_name &&
+        (f = gq__intern_find(&l->prcs, o->u.ac.params_name)) >= 0)
         l->check_fallback[c] = l->prc_fallback[f];
-    gq__object_clear(&o);
     return rc;
 }
 
@@ -291,7 +287,7 @@ static int ns_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
     struct gq_snapshot *s = l->s;
-    struct gq_object o;
+    const struct gq_object *o;
     int rc;
 
     if (gq__grow(&s->nss, &l->capnss, s->nnss, sizeof(*s->nss)) < 0)
@@ -299,38 +295,35 @@ static int ns_row(const struct gq_load_spec *v, void *p)
     if ((rc = decode_spec(l, v->spec, &o)) != GQ_OK)
         return rc;
     s->nss[s->nnss].name = strdup(v->name);
-    s->nss[s->nnss++].labels = o.meta.labels;
-    memset(&o.meta.labels, 0, sizeof(o.meta.labels));
-    gq__object_clear(&o);
+    s->nss[s->nnss++].labels = o->meta.labels; /* borrowed */
     return 0;
 }
 
 static int config_row(const struct gq_load_spec *v, void *p)
 {
     struct loader *l = p;
-    struct gq_object o;
+    const struct gq_object *o;
     size_t i;
     int rc;
 
     if ((rc = decode_spec(l, v->spec, &o)) != GQ_OK)
         return rc;
-    l->s->fair_sharing = o.u.config.fair_sharing;
-    for (i = 0; i < o.u.config.preemption_strategies.n; i++) {
-        const char *st = o.u.config.preemption_strategies.v[i];
+    l->s->fair_sharing = o->u.config.fair_sharing;
+    for (i = 0; i < o->u.config.preemption_strategies.n; i++) {
+        const char *st = o->u.config.preemption_strategies.v[i];
 
         l->s->fs_final_share |= strcmp(st, "LessThanOrEqualToFinalShare") == 0;
         l->s->fs_initial_share |= strcmp(st, "LessThanInitialShare") == 0;
     }
-    if (!o.u.config.preemption_strategies.n)
+    if (!o->u.config.preemption_strategies.n)
         l->s->fs_final_share = l->s->fs_initial_share = true;
-    l->s->afs = o.u.config.admission_fair_sharing;
-    l->s->afs_half_life_ms = o.u.config.afs_half_life_ms;
-    l->s->afs_sampling_ms = o.u.config.afs_sampling_ms;
-    for (i = 0; rc == 0 && i < o.u.config.afs_weights.n; i++)
-        rc = afs_add(l, -1, o.u.config.afs_weights.v[i].key,
-                     strtod(o.u.config.afs_weights.v[i].value, NULL));
-    gq__engine_wfpr(&o.u.config, &l->s->wfpr);
-    gq__object_clear(&o);
+    l->s->afs = o->u.config.admission_fair_sharing;
+    l->s->afs_half_life_ms = o->u.config.afs_half_life_ms;
+    l->s->afs_sampling_ms = o->u.config.afs_sampling_ms;
+    for (i = 0; rc == 0 && i < o->u.config.afs_weights.n; i++)
+        rc = afs_add(l, -1, o->u.config.afs_weights.v[i].key,
+                     strtod(o->u.config.afs_weights.v[i].value, NULL));
+    gq__engine_wfpr(&o->u.config, &l->s->wfpr);
     return rc;
 }
 
@@ -420,7 +413,7 @@ static int wl_row(const struct gq_load_workload *v, void *p)
         wl->cq = gq__intern_find(&l->cqnames, v->cluster_queue);
     else if (wl->lq >= 0)
         wl->cq = s->lqs[wl->lq].cq;
-    rc = gq__manifest_podsets(s, wl, v->podsets, l->err);
+    rc = gq__specs_podsets(l->st, s, wl, v->podsets, wl->shape, l->err);
     if (rc == GQ_EIO) /* text this program wrote: it parsed once */
         return gq__store_damaged(l->st, l->err,
                                  "workloads row %" PRId64 ": podsets is not valid JSON", wl->id);
@@ -559,10 +552,10 @@ static int flavors(struct loader *l)
     for (i = 0; i < s->nflavors; i++) {
         if (!(s->flavors[i].name = strdup(s->flavor_names.names[i])))
             return nomem(l);
-        if (i < l->nflavor_objs && l->flavors[i].kind == GQ_KIND_RESOURCE_FLAVOR) {
+        if (i < l->nflavor_objs && l->flavors[i] &&
+            l->flavors[i]->kind == GQ_KIND_RESOURCE_FLAVOR) {
             s->flavors[i].exists = true;
-            s->flavors[i].spec = l->flavors[i].u.flavor;
-            memset(&l->flavors[i].u.flavor, 0, sizeof(l->flavors[i].u.flavor));
+            s->flavors[i].spec = l->flavors[i]->u.flavor; /* borrowed */
         }
     }
     return GQ_OK;
@@ -742,7 +735,7 @@ static int cluster_queue(struct loader *l, int q)
 {
     struct gq_snapshot *s = l->s;
     struct gq_snap_cq *cq = &s->cqs[q];
-    const struct gq_cluster_queue *spec = &l->cqobjs[q].u.cq;
+    const struct gq_cluster_queue *spec = &l->cqobjs[q]->u.cq;
     int64_t w;
     int rc;
 
@@ -758,11 +751,9 @@ static int cluster_queue(struct loader *l, int q)
     cq->drain = spec->stop_policy && strcmp(spec->stop_policy, "HoldAndDrain") == 0;
     if ((rc = check_flavors(l, cq, spec)) != GQ_OK)
         return rc;
-    /* The check list moves into the snapshot (the engine reads it at reservation). */
-    cq->checks = l->cqobjs[q].u.cq.checks;
-    cq->nchecks = l->cqobjs[q].u.cq.nchecks;
-    l->cqobjs[q].u.cq.checks = NULL;
-    l->cqobjs[q].u.cq.nchecks = 0;
+    /* The check list, borrowed by the snapshot (the engine reads it at reservation). */
+    cq->checks = spec->checks;
+    cq->nchecks = spec->nchecks;
     cq->fifo = spec->queueing_strategy && strcmp(spec->queueing_strategy, "StrictFIFO") == 0
                    ? GQ_STRICT_FIFO
                    : GQ_BEST_EFFORT_FIFO;
@@ -924,8 +915,6 @@ static void loader_free(struct loader *l)
 {
     size_t i;
 
-    for (i = 0; i < l->nflavor_objs; i++)
-        gq__object_clear(&l->flavors[i]);
     free(l->flavors);
     free(l->q);
     gq__intern_free(&l->cohorts);
@@ -933,8 +922,6 @@ static void loader_free(struct loader *l)
         free(l->cohort_parent[i]);
     free(l->cohort_parent);
     free(l->cohort_weight);
-    for (i = 0; i < l->capcq; i++)
-        gq__object_clear(&l->cqobjs[i]);
     free(l->cqobjs);
     gq__intern_free(&l->cqnames);
     gq__intern_free(&l->checks);
@@ -959,10 +946,12 @@ int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)
     l.st = st;
     l.err = err;
     s->res_pods = -1;
+    s->borrowed = true;
     if ((rc = read_all(&l)) == GQ_OK)
         rc = assemble(&l);
     loader_free(&l);
     if (rc != GQ_OK)
         gq__snapshot_free(s);
+    gq__specs_sweep(st, rc == GQ_OK);
     return rc;
 }

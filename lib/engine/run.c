@@ -598,22 +598,30 @@ static int save_books(struct runner *r, gq_error *err)
     return rc;
 }
 
-/* Pods of workloads that lost their release (evicted, cancelled) end now. */
+/* bsearch's order of a workload id (the key) against a row's. */
+static int cmp_row_id(const void *key, const void *row)
+{
+    int64_t a = *(const int64_t *)key, b = ((const struct wl_row *)row)->id;
+
+    return (a > b) - (a < b);
+}
+
+/*
+ * Pods of workloads that lost their release (evicted, cancelled) end now.
+ * Each live pod is looked up among the live workloads by halving (it was a
+ * walk of them all: pods times workloads at every step of a busy week).
+ */
 static int end_orphans(struct runner *r, gq_error *err)
 {
     struct wl_rows live = {NULL, 0, 0, false};
-    size_t i, j;
+    size_t i;
     int rc = select_rows(r, GQ_RUN_LIVE, &live, err);
 
     for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
         const struct gq_pod *p = &r->books.pods[i];
-        bool found = false;
 
-        if (p->ended_ms)
-            continue;
-        for (j = 0; j < live.n && !found; j++) /* ids ascending: a binary search would do */
-            found = live.v[j].id == p->workload;
-        if (!found)
+        if (!p->ended_ms && /* live: ids ascending; NULL when there are none */
+            !(live.n && bsearch(&p->workload, live.v, live.n, sizeof(*live.v), cmp_row_id)))
             gq__books_end(&r->books, p->workload, r->now);
     }
     wl_rows_free(&live);

@@ -194,28 +194,50 @@ static int podset(struct gq_snapshot *s, json_object *v, struct gq_snap_ps *ps)
     return 0;
 }
 
-int gq__manifest_podsets(struct gq_snapshot *s, struct gq_snap_wl *wl, const char *json,
-                         gq_error *err)
+struct gq__podsets_doc *gq__manifest_podsets_parse(const char *json)
 {
     json_object *root = json_tokener_parse(json);
-    size_t i, n;
+
+    if (root && json_object_is_type(root, json_type_array))
+        return (struct gq__podsets_doc *)root;
+    json_object_put(root);
+    return NULL;
+}
+
+void gq__manifest_podsets_doc_free(struct gq__podsets_doc *doc)
+{
+    json_object_put((json_object *)doc);
+}
+
+int gq__manifest_podsets_fill(struct gq_snapshot *s, struct gq_snap_wl *wl,
+                              const struct gq__podsets_doc *doc, gq_error *err)
+{
+    const json_object *root = (const json_object *)doc;
+    size_t i, n = json_object_array_length(root);
     int rc = 0;
 
-    if (!root || !json_object_is_type(root, json_type_array)) {
-        json_object_put(root);
-        return gq__error(err, GQ_EIO, "workload %s/%s: unreadable podsets column", wl->ns,
-                         wl->name);
-    }
-    n = json_object_array_length(root);
     if (!(wl->ps = calloc(n ? n : 1, sizeof(*wl->ps))))
         rc = -1;
     for (i = 0; rc == 0 && i < n; i++) {
         wl->nps++;
         rc = podset(s, json_object_array_get_idx(root, i), &wl->ps[i]);
     }
-    json_object_put(root);
     if (rc < 0)
         return gq__error(err, GQ_ENOMEM, "out of memory reading workload %s/%s", wl->ns,
                          wl->name);
     return GQ_OK;
+}
+
+int gq__manifest_podsets(struct gq_snapshot *s, struct gq_snap_wl *wl, const char *json,
+                         gq_error *err)
+{
+    struct gq__podsets_doc *doc = gq__manifest_podsets_parse(json);
+    int rc;
+
+    if (!doc)
+        return gq__error(err, GQ_EIO, "workload %s/%s: unreadable podsets column", wl->ns,
+                         wl->name);
+    rc = gq__manifest_podsets_fill(s, wl, doc, err);
+    gq__manifest_podsets_doc_free(doc);
+    return rc;
 }

@@ -206,6 +206,12 @@ int gq__store_event(struct gq_store *st, const char *kind, const char *ns, const
  */
 void gq__store_set_wal_limit(struct gq_store *st, int frames);
 void gq__store_checkpoint(struct gq_store *st);
+/*
+ * What another layer keeps for this connection (the engine's decoded specs,
+ * engine_specs.c), freed with kept_free when the store closes. NULL: none.
+ */
+void *gq__store_kept(struct gq_store *st);
+void gq__store_keep(struct gq_store *st, void *kept, void (*kept_free)(void *kept));
 
 /*
  * The page cache, in KiB (0: the default 64 MiB). The engine keeps its own
@@ -274,6 +280,16 @@ int gq__store_books_load(struct gq_store *st, struct gq_books *b, gq_error *err)
  * takes seconds instead of minutes of fsync. FULL again before it returns.
  */
 int gq__store_durable(struct gq_store *st, bool durable, gq_error *err);
+
+/*
+ * A simulation on a scratch database also commits its write transactions
+ * in groups of txns (0: each alone again, the open group committed): each
+ * is a savepoint inside the group's one BEGIN IMMEDIATE, so one that fails
+ * still rolls back alone, and a crash leaves the database as the last
+ * group's commit left it, consistent, only some steps shorter. Between
+ * groups the lock is free for other writers.
+ */
+int gq__store_group(struct gq_store *st, int txns, gq_error *err);
 
 /* No workloads, no clock, no books: a simulation may set the clock's start. */
 bool gq__store_sim_fresh(struct gq_store *st);

@@ -33,6 +33,10 @@ struct gq_store {
     int wal_limit;  /* frames that trigger a TRUNCATE checkpoint; 0: the default */
     bool journal_ready; /* the schema has the journal (after the migrations) */
     int64_t journal_rows; /* rows this connection appended since it last folded */
+    int group_max;        /* write transactions per commit (gq__store_group); 0: each its own */
+    int group_txns;       /* of them, released since the group's BEGIN */
+    void *kept;           /* another layer's cache for this connection (gq__store_keep) */
+    void (*kept_free)(void *kept);
     int nstmts;
     struct {
         const char *sql; /* static text: the cache key is its address */
