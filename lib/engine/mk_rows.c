@@ -153,16 +153,3 @@ bool gq__mk_holds_quota(const struct mk_wl *w)
 
     return w->state && gq__wl_state_parse(w->state, &ws) && gq__wl_holds_quota(ws);
 }
-
-int64_t gq__mk_lost_timeout(struct gq_store *st)
-{
-    char *text = NULL;
-    int64_t ms = GQ_MK_LOST_TIMEOUT_MS;
-    gq_error e = {0};
-
-    if (gq__store_mk_lost_timeout(st, &text, &e) == GQ_OK && text &&
-        gq__parse_duration_ms(text, &ms) != 0)
-        ms = GQ_MK_LOST_TIMEOUT_MS;
-    free(text);
-    return ms;
-}

@@ -69,7 +69,4 @@ void gq__mk_round_forget(struct mk_rounds *l, int64_t id);
 /* Whether w's state holds quota (reserved, admitted, running). */
 bool gq__mk_holds_quota(const struct mk_wl *w);
 
-/* The Configuration's multiKueue.workerLostTimeout, or Kueue's 15 minutes. */
-int64_t gq__mk_lost_timeout(struct gq_store *st);
-
 #endif

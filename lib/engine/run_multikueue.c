@@ -77,7 +77,6 @@ struct mks_refused {
     char *cluster;
 };
 
-
 struct gq_mks {
     gq_db *db;       /* the manager's */
     const struct gq__mks_ops *ops;
@@ -152,8 +151,9 @@ static int worker_open(struct gq_mks *m, struct mks_worker *w, char *why, size_t
 
     if ((rc = gq_db_cluster_path(&path, gq__store_path(m->db->st), w->name, &e)) != GQ_OK ||
         access(path, F_OK) != 0) {
-        snprintf(why, size, "%s", rc != GQ_OK ? e.msg : "");
-        if (rc == GQ_OK)
+        if (rc != GQ_OK)
+            snprintf(why, size, "%s", e.msg);
+        else
             snprintf(why, size, "no simulated cluster %s (%s): gpuq --cluster %s apply -f "
                      "FILE makes one", w->name, path, w->name);
         free(path);
@@ -249,10 +249,8 @@ static int clusters_step(struct gq_mks *m, gq_error *err)
             if (w->active != 0)
                 w->inactive_since = m->now;
         }
-        if (w->active == (int)a.active && w->active == 1)
-            continue;
-        if (w->active == 0 && !a.active && w->inactive_since != m->now)
-            continue; /* still not there: the condition stands as written */
+        if (w->active == (int)a.active)
+            continue; /* the condition stands as written */
         if ((rc = gq__store_write(m->db->st, active_txn, &a, err)) != GQ_OK)
             return rc;
         w->active = a.active;
@@ -293,12 +291,6 @@ static int kvs_put(struct gq_kvs *kvs, const char *key, const char *value)
     return v[kvs->n - 1].key && v[kvs->n - 1].value ? 0 : -1;
 }
 
-static int take_copy(struct gq_object *obj, const struct gq_doc_loc *loc, int rc, void *payload,
-                     gq_error *err)
-{
-    return gq__take_object(obj, loc, rc, payload, err);
-}
-
 /*
  * The copy of t->wl for the worker, from the manager's canonical Workload:
  * the same job (kind, apiVersion, name) with a UID of the worker's, Kueue's
@@ -313,7 +305,7 @@ static int copy_build(struct worker_txn *t, gq_error *err)
 
     memset(obj, 0, sizeof(*obj));
     rc = gq__manifest_load(NULL, src->spec, strlen(src->spec), "stored spec", NULL, NULL,
-                           take_copy, obj, err);
+                           gq__take_object, obj, err);
     if (rc == GQ_OK && obj->kind != GQ_KIND_WORKLOAD)
         rc = gq__error(err, GQ_EIO, "workload %s/%s: stored spec is not a Workload", t->wl->ns,
                        t->wl->name);
@@ -439,15 +431,22 @@ static void worker_txn_clear(struct worker_txn *t)
     gq__object_clear(&t->obj);
 }
 
-/* The state word of w's copy on worker k (found false: none); t is cleared by the caller. */
-static int copy_state(struct gq_mks *m, struct mks_worker *k, struct mk_wl *w,
-                      const struct mk_copy *cp, struct worker_txn *t, gq_error *err)
+/* t for w's copy on worker k (uid: the copy's, NULL when not known); worker_txn_clear after. */
+static void worker_txn_init(struct worker_txn *t, struct gq_mks *m, struct mks_worker *k,
+                            struct mk_wl *w, const char *uid)
 {
     memset(t, 0, sizeof(*t));
     t->m = m;
     t->w = k;
     t->wl = w;
-    t->uid = cp->uid;
+    t->uid = uid;
+}
+
+/* The state word of w's copy on worker k (found false: none); t is cleared by the caller. */
+static int copy_state(struct gq_mks *m, struct mks_worker *k, struct mk_wl *w,
+                      const struct mk_copy *cp, struct worker_txn *t, gq_error *err)
+{
+    worker_txn_init(t, m, k, w, cp->uid);
     return k->db ? gq__store_read(k->db->st, state_txn, t, err) : GQ_OK;
 }
 
@@ -461,11 +460,7 @@ static int copy_delete(struct gq_mks *m, struct mk_wl *w, struct mk_copy *cp, co
 
     if (!k || !k->db)
         return GQ_OK; /* deleted once its worker is back */
-    memset(&t, 0, sizeof(t));
-    t.m = m;
-    t.w = k;
-    t.wl = w;
-    t.uid = cp->uid;
+    worker_txn_init(&t, m, k, w, cp->uid);
     rc = cp->uid ? gq__store_write(k->db->st, cancel_txn, &t, err) : GQ_OK;
     if (rc == GQ_OK && t.found && !state_is(t.state, GQ_WL_CANCELLED) &&
         !state_is(t.state, GQ_WL_FINISHED))
@@ -528,10 +523,7 @@ static int copy_send(struct gq_mks *m, struct mks_worker *k, struct mk_wl *w,
     char why[sizeof(e.msg) + 64];
     int rc;
 
-    memset(&t, 0, sizeof(t));
-    t.m = m;
-    t.w = k;
-    t.wl = w;
+    worker_txn_init(&t, m, k, w, NULL);
     t.src = &src;
     if ((rc = gq__store_read(m->db->st, source_txn, &sr, err)) != GQ_OK)
         return rc;
@@ -581,7 +573,7 @@ static int config_txn(struct gq_store *st, void *payload, gq_error *err)
     memset(&c->obj, 0, sizeof(c->obj));
     if ((rc = gq__store_mk_config_spec(st, c->name, &spec, err)) != GQ_OK || !spec)
         return rc;
-    rc = gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, take_copy,
+    rc = gq__manifest_load(NULL, spec, strlen(spec), "stored spec", NULL, NULL, gq__take_object,
                            &c->obj, err);
     free(spec);
     if (rc == GQ_OK && c->obj.kind != GQ_KIND_MK_CONFIG)
@@ -777,6 +769,9 @@ static int settings_txn(struct gq_store *st, void *payload, gq_error *err)
     snprintf(m->origin, sizeof(m->origin), "%s", set.origin && *set.origin ? set.origin : ORIGIN);
     m->incremental = set.dispatcher && !strcmp(set.dispatcher, GQ_MK_DISPATCHER_INCREMENTAL);
     m->step = set.step > 0 ? (size_t)set.step : GQ_MK_STEP;
+    if (!set.lost_timeout || gq__parse_duration_ms(set.lost_timeout, &m->lost_ms) != 0)
+        m->lost_ms = GQ_MK_LOST_TIMEOUT_MS;
+    free(set.lost_timeout);
     free(set.origin);
     free(set.dispatcher);
     return rc;
@@ -797,7 +792,6 @@ int gq__mks_step(struct gq_mks *m, int64_t now, uint64_t *moved, gq_error *err)
     m->moved = 0;
     if ((rc = clusters_step(m, err)) != GQ_OK)
         return rc;
-    m->lost_ms = gq__mk_lost_timeout(m->db->st);
     if ((rc = gq__store_read(m->db->st, settings_txn, m, err)) != GQ_OK)
         return rc;
     /*

@@ -103,15 +103,6 @@ int gq__store_mk_config_spec(struct gq_store *st, const char *name, char **out, 
     return one_text(st, sql, name, out, err);
 }
 
-int gq__store_mk_lost_timeout(struct gq_store *st, char **out, gq_error *err)
-{
-    static const char sql[] =
-        "SELECT spec ->> '$.multiKueue.workerLostTimeout' FROM configurations "
-        "WHERE spec ->> '$.multiKueue.workerLostTimeout' IS NOT NULL ORDER BY name LIMIT 1";
-
-    return one_text(st, sql, NULL, out, err);
-}
-
 /* ------------------------------------------------------------- workloads */
 
 struct rows {
@@ -384,7 +375,8 @@ int gq__store_mk_sim_settings(struct gq_store *st, struct gq_mk_sim_settings *ou
 {
     static const char sql[] =
         "SELECT spec ->> '$.multiKueue.origin', spec ->> '$.multiKueue.dispatcherName', "
-        "coalesce(spec ->> '$.multiKueue.incrementalDispatcherConfig.stepSize', 0) "
+        "coalesce(spec ->> '$.multiKueue.incrementalDispatcherConfig.stepSize', 0), "
+        "spec ->> '$.multiKueue.workerLostTimeout' "
         "FROM configurations WHERE spec -> '$.multiKueue' IS NOT NULL ORDER BY name LIMIT 1";
     sqlite3_stmt *stmt = gq__store_stmt(st, sql, err);
     bool oom = false;
@@ -397,7 +389,10 @@ int gq__store_mk_sim_settings(struct gq_store *st, struct gq_mk_sim_settings *ou
         out->origin = gq__col_text(stmt, 0) ? gq__strdup(gq__col_text(stmt, 0)) : NULL;
         out->dispatcher = gq__col_text(stmt, 1) ? gq__strdup(gq__col_text(stmt, 1)) : NULL;
         out->step = sqlite3_column_int64(stmt, 2);
-        oom = (gq__col_text(stmt, 0) && !out->origin) || (gq__col_text(stmt, 1) && !out->dispatcher);
+        out->lost_timeout = gq__col_text(stmt, 3) ? gq__strdup(gq__col_text(stmt, 3)) : NULL;
+        oom = (gq__col_text(stmt, 0) && !out->origin) ||
+              (gq__col_text(stmt, 1) && !out->dispatcher) ||
+              (gq__col_text(stmt, 3) && !out->lost_timeout);
     }
     sqlite3_reset(stmt);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -111,9 +111,6 @@ struct gq_mk_move {
 int gq__store_mk_moves(struct gq_store *st, struct gq_mk_move *out, size_t max, size_t *n,
                        gq_error *err);
 
-/* The Configuration's multiKueue.workerLostTimeout as written, malloc'd; NULL when not set. */
-int gq__store_mk_lost_timeout(struct gq_store *st, char **out, gq_error *err);
-
 /*
  * What a simulated worker's copy of workload id is made of (run_multikueue.c):
  * its job's kind and apiVersion (NULL for batch/v1), its canonical Workload
@@ -148,10 +145,11 @@ int gq__store_mk_settings(struct gq_store *st, char **out, gq_error *err);
 /*
  * The same settings as the simulated cluster's manager takes them, each read
  * by SQLite from the stored block (strings malloc'd, NULL when absent; step
- * 0 when absent): origin, dispatcherName, incrementalDispatcherConfig.stepSize.
+ * 0 when absent): origin, dispatcherName, incrementalDispatcherConfig.stepSize,
+ * workerLostTimeout.
  */
 struct gq_mk_sim_settings {
-    char *origin, *dispatcher;
+    char *origin, *dispatcher, *lost_timeout;
     int64_t step;
 };
 int gq__store_mk_sim_settings(struct gq_store *st, struct gq_mk_sim_settings *out,
