@@ -12,7 +12,7 @@
 
 #include <gpuqueue.h>
 
-static int queue_fixture_apply(gq_db *db, const char *flavor, int gpus, gq_error *err)
+static inline int queue_fixture_apply(gq_db *db, const char *flavor, int gpus, gq_error *err)
 {
     char yaml[1024];
 
@@ -39,6 +39,18 @@ static int queue_fixture_apply(gq_db *db, const char *flavor, int gpus, gq_error
              "spec: {clusterQueue: cq}\n",
              flavor, flavor, gpus);
     return gq_apply_buffer(db, yaml, strlen(yaml), "queues", NULL, NULL, NULL, err);
+}
+
+/* A Job called name asking for gpus nvidia.com/gpu, submitted to LocalQueue q. */
+static inline int queue_fixture_submit(gq_db *db, const char *name, const char *gpus,
+                                       gq_error *err)
+{
+    gq_job_spec job = GQ_JOB_SPEC_INIT;
+
+    job.name = name;
+    job.queue = "q";
+    job.gpus = gpus;
+    return gq_job_submit(db, &job, NULL, NULL, err);
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include "gpuqueue.h"
 #include "handle.h"
 #include "store.h"
+#include "queue_fixture.h"
 #include "test.h"
 
 static const char flavor[] = "apiVersion: kueue.x-k8s.io/v1beta1\n"
@@ -54,13 +55,9 @@ static void queue(gq_db *db, int gpus, const char *selector)
 
 static void submit(gq_db *db, const char *name)
 {
-    gq_job_spec job = GQ_JOB_SPEC_INIT;
     gq_error err = {0, ""};
 
-    job.name = name;
-    job.queue = "q";
-    job.gpus = "2";
-    CHECKF(gq_job_submit(db, &job, NULL, NULL, &err) == GQ_OK, "%s: %s", name, err.msg);
+    CHECKF(queue_fixture_submit(db, name, "2", &err) == GQ_OK, "%s: %s", name, err.msg);
 }
 
 /* Workloads admitted by one gq_schedule until stable. */

@@ -53,22 +53,6 @@ void gq__uses_apply(struct gq_snapshot *s, int cq, const struct gq_uses *u, int 
     }
 }
 
-int gq__grow(void *pv, size_t *cap, size_t n, size_t size)
-{
-    void **p = pv, *nv;
-    size_t c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? *cap * 2 : 16;
-    if (!(nv = realloc(*p, c * size)))
-        return -1;
-    memset((char *)nv + *cap * size, 0, (c - *cap) * size);
-    *p = nv;
-    *cap = c;
-    return 0;
-}
-
 static uint64_t cols_mask(const struct gq_uses *u)
 {
     uint64_t m = 0;

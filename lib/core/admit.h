@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "util.h"
 #include "quota.h"
 
 /* ------------------------------------------------------------ interning */
@@ -45,12 +46,6 @@ struct gq_uses {
     struct gq_use *v;
     size_t n, cap;
 };
-
-/*
- * Make room for element n of a growing array (*p of *cap elements of size
- * bytes), doubling and zeroing the new part. -1 on ENOMEM (*p unchanged).
- */
-int gq__grow(void *p, size_t *cap, size_t n, size_t size);
 
 /* ------------------------------------------------------------ selectors */
 

@@ -512,3 +512,19 @@ size_t gq__suggest_distance(const char *word, const char *candidate)
         return 1;
     return gq__edit_distance(word, candidate, 2);
 }
+
+int gq__grow(void *pv, size_t *cap, size_t n, size_t size)
+{
+    void **p = pv, *nv;
+    size_t c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? *cap * 2 : 16;
+    if (!(nv = realloc(*p, c * size)))
+        return -1;
+    memset((char *)nv + *cap * size, 0, (c - *cap) * size);
+    *p = nv;
+    *cap = c;
+    return 0;
+}

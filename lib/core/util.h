@@ -24,6 +24,12 @@ struct gq__str {
     bool failed;
 };
 
+/*
+ * Make room for element n of a growing array (*p of *cap elements of size
+ * bytes), doubling and zeroing the new part. -1 on ENOMEM (*p unchanged).
+ */
+int gq__grow(void *p, size_t *cap, size_t n, size_t size);
+
 void gq__str_add(struct gq__str *s, const char *text, size_t n);
 void gq__str_puts(struct gq__str *s, const char *text);
 void gq__str_printf(struct gq__str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

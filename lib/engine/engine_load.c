@@ -483,31 +483,12 @@ static int checks_row(int64_t workload_id, void *p)
 /* The tables in the order the snapshot needs them (names first, then what refers to them). */
 static int read_all(struct loader *l)
 {
-    struct gq_store *st = l->st;
-    gq_error *err = l->err;
-    int rc;
+    const struct gq_snapshot_readers r = {
+        flavor_row, cohort_row, cq_row,    prc_row,     check_row,  ns_row,
+        config_row, quota_row,  lq_row,    wl_row,      usage_row,  failed_row,
+        checks_row, l,          l->table,  sizeof(l->table)};
 
-#define READ(name, call)                                                                       \
-    do {                                                                                       \
-        snprintf(l->table, sizeof(l->table), "%s", name);                                     \
-        if ((rc = (call)) != 0)                                                                \
-            return rc;                                                                         \
-    } while (0)
-    READ("resource_flavors", gq__store_load_flavors(st, flavor_row, l, err));
-    READ("cohorts", gq__store_load_cohorts(st, cohort_row, l, err));
-    READ("cluster_queues", gq__store_load_cluster_queues(st, cq_row, l, err));
-    READ("provisioning_configs", gq__store_load_provisioning_configs(st, prc_row, l, err));
-    READ("admission_checks", gq__store_load_admission_checks(st, check_row, l, err));
-    READ("quotas", gq__store_load_quotas(st, quota_row, l, err));
-    READ("local_queues", gq__store_load_local_queues(st, lq_row, l, err));
-    READ("namespaces", gq__store_load_namespaces(st, ns_row, l, err));
-    READ("configurations", gq__store_load_configurations(st, config_row, l, err));
-    READ("workloads", gq__store_load_workloads(st, wl_row, l, err));
-    READ("usage", gq__store_load_usage(st, usage_row, l, err));
-    READ("workloads", gq__store_load_failed_flavors(st, failed_row, l, err));
-    READ("workload_checks", gq__store_load_checked_workloads(st, checks_row, l, err));
-#undef READ
-    return GQ_OK;
+    return gq__store_load_snapshot(l->st, &r, l->err);
 }
 
 /* ----------------------------------------------------------- assembling */

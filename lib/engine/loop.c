@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "handle.h"
 #include "store.h"
+#include "store_load.h"
 
 #define POLL_MS 200 /* how often an idle clocked loop looks for other processes' commits */
 
@@ -175,12 +176,18 @@ int gq__loop_run(gq_db *db, const struct gq_backend *b, const struct gq__loop_cl
 
     if (!b->stop_cycles && stopping(&l))
         return GQ_OK;
+    /* Each turn's snapshot from the rows of the last, read again only where they changed. */
+    if (b->schedules && (rc = gq__store_snapshot_cache(db->st, true, err)) != GQ_OK)
+        return rc;
     for (;;) {
         if ((rc = turn(&l, &t, err)) != GQ_OK)
-            return rc;
+            break;
         if (stopping(&l))
-            return GQ_OK;
+            break;
         if ((rc = after_turn(&l, &t, err)) <= 0)
-            return rc;
+            break;
     }
+    if (b->schedules)
+        gq__store_snapshot_cache(db->st, false, NULL);
+    return rc;
 }

@@ -598,33 +598,49 @@ static int save_books(struct runner *r, gq_error *err)
     return rc;
 }
 
-/* bsearch's order of a workload id (the key) against a row's. */
-static int cmp_row_id(const void *key, const void *row)
-{
-    int64_t a = *(const int64_t *)key, b = ((const struct wl_row *)row)->id;
+struct ids {
+    int64_t *v;
+    size_t n, cap;
+};
 
-    return (a > b) - (a < b);
+static int id_take(int64_t id, void *payload)
+{
+    struct ids *t = payload;
+
+    if (gq__grow(&t->v, &t->cap, t->n, sizeof(*t->v)) < 0)
+        return GQ_ENOMEM;
+    t->v[t->n++] = id;
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
 }
 
 /*
  * Pods of workloads that lost their release (evicted, cancelled) end now.
- * Each live pod is looked up among the live workloads by halving (it was a
- * walk of them all: pods times workloads at every step of a busy week).
+ * Each live pod is looked up among the live workloads' ids by halving (it
+ * was a walk of them all: pods times workloads at every step of a busy week).
  */
 static int end_orphans(struct runner *r, gq_error *err)
 {
-    struct wl_rows live = {NULL, 0, 0, false};
+    struct ids live = {NULL, 0, 0};
     size_t i;
-    int rc = select_rows(r, GQ_RUN_LIVE, &live, err);
+    int rc = gq__store_run_live_ids(r->st, id_take, &live, err);
 
+    if (rc == GQ_ENOMEM)
+        rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
     for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
         const struct gq_pod *p = &r->books.pods[i];
 
-        if (!p->ended_ms && /* live: ids ascending; NULL when there are none */
-            !(live.n && bsearch(&p->workload, live.v, live.n, sizeof(*live.v), cmp_row_id)))
+        if (!p->ended_ms && /* ids ascending; NULL when there are none */
+            !(live.n && bsearch(&p->workload, live.v, live.n, sizeof(*live.v), cmp_id)))
             gq__books_end(&r->books, p->workload, r->now);
     }
-    wl_rows_free(&live);
+    free(live.v);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "store.h"
+#include "store_load.h"
 
 #define GQ_STORE_MAX_STMTS 256
 #define GQ_STORE_STMTS_KEPT 64 /* slots queries leave to gq__store_stmt */
@@ -37,6 +38,7 @@ struct gq_store {
     int group_txns;       /* of them, released since the group's BEGIN */
     void *kept;           /* another layer's cache for this connection (gq__store_keep) */
     void (*kept_free)(void *kept);
+    struct gq__snap_cache *cache; /* the snapshot's rows kept between turns; NULL: off */
     int nstmts;
     struct {
         const char *sql; /* static text: the cache key is its address */
@@ -90,6 +92,8 @@ static inline const char *gq__col_text(sqlite3_stmt *s, int i)
 /* A cached prepared statement, reset and unbound; NULL with err set on failure. */
 sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err);
 int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err);
+/* One statement of static text, prepared once (the statement cache); errors as gq__store_exec's. */
+int gq__store_exec_cached(struct gq_store *st, const char *sql, gq_error *err);
 int gq__store_step_done(struct gq_store *st, sqlite3_stmt *stmt, gq_error *err);
 int gq__store_sqlerr(struct gq_store *st, int rc, gq_error *err, const char *what);
 /*
@@ -135,5 +139,23 @@ struct gq__query {
 };
 int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn row, void *payload,
                    gq_error *err);
+
+/*
+ * The snapshot cache (store_cache.c): forget its rows (a transaction that
+ * may have read them rolled back); temp_reset: PRAGMA temp_store dropped
+ * its triggers. The live workloads' rows that temp.gq_touched names, and
+ * its ids, for the cache to read again (store_load.c).
+ */
+void gq__store_cache_forget(struct gq_store *st);
+void gq__store_cache_temp_reset(struct gq_store *st);
+int gq__store_touched_ids(struct gq_store *st, gq__load_id_fn fn, void *payload, gq_error *err);
+int gq__store_touched_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,
+                                gq_error *err);
+int gq__store_touched_usage(struct gq_store *st, gq__load_usage_fn fn, void *payload,
+                            gq_error *err);
+int gq__store_touched_failed_flavors(struct gq_store *st, gq__load_failed_fn fn, void *payload,
+                                     gq_error *err);
+int gq__store_touched_checked(struct gq_store *st, gq__load_id_fn fn, void *payload,
+                              gq_error *err);
 
 #endif

@@ -9,8 +9,10 @@
  * Statements are cached by their static text's address (gq__store_cached),
  * leaving gq__store_stmt its room, and prepared afresh when the cached one
  * is in use or the cache is short of room. Sizes: the snapshot reads every
- * live workload, its usage rows and every queue object once per rebuild;
- * pools and stop policies read a handful of rows.
+ * live workload, its usage rows and every queue object once per rebuild
+ * (a loop's rebuilds read only the rows that changed: store_cache.c, with
+ * the gq__store_touched_* reads here); pools and stop policies read a
+ * handful of rows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -322,18 +324,31 @@ static int workload_row(sqlite3_stmt *stmt, const void *fn, void *payload)
     return ((const struct workload_fn *)fn)->fn(&r, payload);
 }
 
+#define WORKLOAD_COLUMNS                                                                        \
+    "SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, "        \
+    "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at, "   \
+    "inadmissible, admitted_at, pods_ready_reason, pods_ready_at, requeue_count "             \
+    "FROM workloads "
+#define WORKLOAD_SHAPE "workloads:#TTTTttITttTIitititiI"
+
 int gq__store_load_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,
                              gq_error *err)
 {
-    static const char sql[] =
-        "SELECT id, uid, namespace, name, job_name, local_queue, cluster_queue, priority, "
-        "state, reason, message, podsets, queued_at, reserved_at, evicted_reason, requeue_at, "
-        "inadmissible, admitted_at, pods_ready_reason, pods_ready_at, requeue_count "
-        "FROM workloads "
-        "WHERE state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
+    static const char sql[] = WORKLOAD_COLUMNS "WHERE state IN " GQ_SQL_IN_ADMISSION
+                              " ORDER BY id";
     const struct workload_fn f = {fn};
 
-    return walk(st, sql, "workloads:#TTTTttITttTIitititiI", workload_row, &f, payload, err);
+    return walk(st, sql, WORKLOAD_SHAPE, workload_row, &f, payload, err);
+}
+
+int gq__store_touched_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,
+                                gq_error *err)
+{
+    static const char sql[] = WORKLOAD_COLUMNS "WHERE id IN (SELECT id FROM gq_touched) "
+                              "AND state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
+    const struct workload_fn f = {fn};
+
+    return walk(st, sql, WORKLOAD_SHAPE, workload_row, &f, payload, err);
 }
 
 struct usage_fn {
@@ -356,6 +371,18 @@ int gq__store_load_usage(struct gq_store *st, gq__load_usage_fn fn, void *payloa
         "SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
         "ON w.id = u.workload_id WHERE w.state IN " GQ_SQL_HOLDS_QUOTA " "
         "ORDER BY u.workload_id, u.flavor, u.resource";
+    const struct usage_fn f = {fn};
+
+    return walk(st, sql, "usage:ITTI", usage_row, &f, payload, err);
+}
+
+int gq__store_touched_usage(struct gq_store *st, gq__load_usage_fn fn, void *payload,
+                            gq_error *err)
+{
+    static const char sql[] =
+        "SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
+        "ON w.id = u.workload_id WHERE u.workload_id IN (SELECT id FROM gq_touched) "
+        "AND w.state IN " GQ_SQL_HOLDS_QUOTA " ORDER BY u.workload_id, u.flavor, u.resource";
     const struct usage_fn f = {fn};
 
     return walk(st, sql, "usage:ITTI", usage_row, &f, payload, err);
@@ -390,6 +417,18 @@ int gq__store_load_failed_flavors(struct gq_store *st, gq__load_failed_fn fn, vo
     return walk(st, sql, "workloads:#T.", failed_row, &f, payload, err);
 }
 
+int gq__store_touched_failed_flavors(struct gq_store *st, gq__load_failed_fn fn, void *payload,
+                                     gq_error *err)
+{
+    static const char sql[] =
+        "SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
+        "WHERE w.id IN (SELECT id FROM gq_touched) AND w.failed_flavors IS NOT NULL "
+        "AND w.state IN " GQ_SQL_IN_ADMISSION " ORDER BY w.id";
+    const struct failed_fn f = {fn};
+
+    return walk(st, sql, "workloads:#T.", failed_row, &f, payload, err);
+}
+
 struct id_fn {
     gq__load_id_fn fn;
 };
@@ -408,6 +447,25 @@ int gq__store_load_checked_workloads(struct gq_store *st, gq__load_id_fn fn, voi
     const struct id_fn f = {fn};
 
     return walk(st, sql, "workload_checks:I", id_row, &f, payload, err);
+}
+
+int gq__store_touched_checked(struct gq_store *st, gq__load_id_fn fn, void *payload,
+                              gq_error *err)
+{
+    static const char sql[] = "SELECT DISTINCT workload_id FROM workload_checks "
+                              "WHERE workload_id IN (SELECT id FROM gq_touched) "
+                              "ORDER BY workload_id";
+    const struct id_fn f = {fn};
+
+    return walk(st, sql, "workload_checks:I", id_row, &f, payload, err);
+}
+
+int gq__store_touched_ids(struct gq_store *st, gq__load_id_fn fn, void *payload, gq_error *err)
+{
+    static const char sql[] = "SELECT id FROM gq_touched ORDER BY id";
+    const struct id_fn f = {fn};
+
+    return walk(st, sql, "gq_touched:I", id_row, &f, payload, err);
 }
 
 /* ----------------------------------------------------------- queue specs */

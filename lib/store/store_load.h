@@ -158,4 +158,34 @@ int gq__store_cluster_queue_spec(struct gq_store *st, const char *name, char **o
 int gq__store_local_queue_spec(struct gq_store *st, const char *ns, const char *name,
                                char **out, gq_error *err);
 
+/*
+ * Every read of the engine's snapshot, in the order it needs them, through
+ * the readers' callbacks. With the snapshot cache on (a loop's connection),
+ * the rows come from memory: the same rows, in the same order, as the
+ * tables give, with only those changed since the last call read again
+ * (store_cache.c). *table (when table is not NULL) names the table whose row
+ * is being handed over, for the callbacks' messages.
+ */
+struct gq_snapshot_readers {
+    gq__load_spec_fn flavor, cohort, cluster_queue, provisioning_config, admission_check,
+        namespace_, configuration;
+    gq__load_quota_fn quota;
+    gq__load_lq_fn local_queue;
+    gq__load_workload_fn workload;
+    gq__load_usage_fn usage;
+    gq__load_failed_fn failed;
+    gq__load_id_fn checked;
+    void *payload;
+    char *table;
+    size_t table_size;
+};
+int gq__store_load_snapshot(struct gq_store *st, const struct gq_snapshot_readers *r,
+                            gq_error *err);
+/*
+ * Keep the snapshot's rows of this connection in memory between calls (on),
+ * or free them (off). For a loop that builds a snapshot each turn; a
+ * read-only connection keeps none.
+ */
+int gq__store_snapshot_cache(struct gq_store *st, bool on, gq_error *err);
+
 #endif

@@ -121,8 +121,6 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
                             int64_t default_ms, gq__run_workload_fn fn, void *payload,
                             gq_error *err)
 {
-    static const char live[] = "SELECT id, namespace, name, uid, job_name, duration_ms "
-                               "FROM workloads WHERE state IN " GQ_SQL_ADMITTED " ORDER BY id";
     static const char admitted[] =
         "SELECT id, namespace, name, uid, job_name, " DURATION_SQL " FROM workloads "
         "WHERE state = " GQ_SQL_STATE(admitted) " AND cluster_name IS NULL ORDER BY id";
@@ -131,16 +129,42 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
         "WHERE state = " GQ_SQL_STATE(running) " AND cluster_name IS NULL AND " END_SQL
         " <= CAST(?1 AS INTEGER) ORDER BY "
         END_SQL ", id";
-    const char *sql = which == GQ_RUN_LIVE ? live : which == GQ_RUN_ADMITTED ? admitted : done;
+    const char *sql = which == GQ_RUN_ADMITTED ? admitted : done;
     struct workload_walk w = {fn, payload};
     struct gq__cursor c;
     int rc;
 
     if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
         return rc;
-    bind_params(c.stmt, now_ms, default_ms, which == GQ_RUN_LIVE ? 0 : 2);
+    bind_params(c.stmt, now_ms, default_ms, 2);
     /* duration_ms may be the text ?2 (DURATION_SQL): any type there. */
     return gq__store_each_row(st, &c, "workloads:#TTTT", false, 0, workload_row, &w, err);
+}
+
+struct id_walk {
+    gq__run_id_fn fn;
+    void *payload;
+};
+
+static int id_row(sqlite3_stmt *s, void *payload, gq_error *err)
+{
+    struct id_walk *w = payload;
+
+    (void)err;
+    return w->fn(sqlite3_column_int64(s, 0), w->payload);
+}
+
+int gq__store_run_live_ids(struct gq_store *st, gq__run_id_fn fn, void *payload, gq_error *err)
+{
+    static const char sql[] =
+        "SELECT id FROM workloads WHERE state IN " GQ_SQL_ADMITTED " ORDER BY id";
+    struct id_walk w = {fn, payload};
+    struct gq__cursor c;
+    int rc;
+
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    return gq__store_each_row(st, &c, "workloads:I", false, 0, id_row, &w, err);
 }
 
 /* --------------------------------------------------------------- pod sets */

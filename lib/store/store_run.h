@@ -52,7 +52,6 @@ typedef int (*gq__run_workload_fn)(const struct gq_run_workload *w, void *payloa
 
 /* Which workloads gq__store_run_workloads walks. */
 enum gq_run_which {
-    GQ_RUN_LIVE,     /* admitted or running, by id; duration_ms as stored (-1: none) */
     GQ_RUN_ADMITTED, /* admitted, by id; duration_ms or default_ms */
     GQ_RUN_DONE,     /* running whose job ended at now or before, by end then id; the same */
 };
@@ -68,6 +67,10 @@ enum gq_run_which {
 int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_t now_ms,
                             int64_t default_ms, gq__run_workload_fn fn, void *payload,
                             gq_error *err);
+
+/* The ids of the admitted or running workloads, ascending (read from an index alone). */
+typedef int (*gq__run_id_fn)(int64_t id, void *payload);
+int gq__store_run_live_ids(struct gq_store *st, gq__run_id_fn fn, void *payload, gq_error *err);
 
 /* One pod set of a released workload, with what its pods need. */
 struct gq_run_podset {
