@@ -65,6 +65,17 @@ enum {
 #define GQ__WL_BIT(low) GQ__WL_BIT_##low
 #define GQ_WL_SET(set) ((unsigned)(set(GQ__WL_BIT, |)))
 #define GQ_SQL_SET(set) "(" set(GQ_SQL_STATE, ", ") ")"
+/*
+ * A set as ORed equalities on the column state (GQ_SQL_STATE_ANY) or
+ * w.state, for statements run at every step of a loop that only filter rows
+ * found another way: SQLite tests `state IN (...)` of more than two
+ * constants, or seeks an index by one, through a temporary table built at
+ * each run of the statement; ORed equalities need none.
+ */
+#define GQ__SQL_STATE_IS(low) "state = " GQ_SQL_STATE(low)
+#define GQ__SQL_W_STATE_IS(low) "w.state = " GQ_SQL_STATE(low)
+#define GQ_SQL_STATE_ANY(set) "(" set(GQ__SQL_STATE_IS, " OR ") ")"
+#define GQ_SQL_W_STATE_ANY(set) "(" set(GQ__SQL_W_STATE_IS, " OR ") ")"
 
 /*
  * Quota is held (usage rows exist): reserved, then admitted, and running is

@@ -47,6 +47,7 @@
 #include "nodes.h"
 #include "release.h"
 #include "os.h"
+#include "sort.h"
 #include "run_multikueue.h"
 #include "sim.h"
 #include "state.h"
@@ -633,10 +634,12 @@ static int end_orphans(struct runner *r, gq_error *err)
 
     if (rc == GQ_ENOMEM)
         rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
+    if (live.n)
+        gq__qsort(live.v, live.n, sizeof(*live.v), cmp_id);
     for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
         const struct gq_pod *p = &r->books.pods[i];
 
-        if (!p->ended_ms && /* ids ascending; NULL when there are none */
+        if (!p->ended_ms && /* NULL when there are none */
             !(live.n && bsearch(&p->workload, live.v, live.n, sizeof(*live.v), cmp_id)))
             gq__books_end(&r->books, p->workload, r->now);
     }

@@ -7,16 +7,17 @@
  *
  * What changed is told by this connection's own triggers, TEMP ones (they
  * live and fire on this connection only): a write to a workload's row, its
- * usage or its admission checks puts the workload's id in temp.gq_touched;
- * a write to any queue object's table puts 0 there, and the objects are read
- * again whole. Another process's commit (PRAGMA data_version) and a
+ * usage or its admission checks logs the workload's id (temp.gq_touched_log,
+ * moved into the keyed temp.gq_touched when the rows are brought up to
+ * date); a write to any queue object's table logs 0, and the objects are
+ * read again whole. Another process's commit (PRAGMA data_version) and a
  * transaction rolled back after the cache was brought up to date inside it
  * drop everything: the next snapshot reads the tables.
  *
  * The rows served are those the table reads serve, copied: the caller's
  * callbacks see the same values in the same order, so the snapshot is the
  * one a fresh read builds, by construction. Nothing of the schema changes:
- * the triggers and temp.gq_touched go with the connection.
+ * the triggers and the temp tables go with the connection.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ struct cwls {
 enum { S_FLAVORS, S_COHORTS, S_CQS, S_PRCS, S_CHECKS, S_NSS, S_CONFIGS, S_N };
 
 struct gq__snap_cache {
-    bool triggers;        /* temp.gq_touched and the triggers exist */
+    bool triggers;        /* the temp tables and the triggers exist */
     bool objects;         /* the queue objects' rows are held */
     bool workloads;       /* the workloads' rows are held */
     int64_t version;      /* data_version when they were read */
@@ -356,7 +357,7 @@ static int read_objects(struct gq_store *st, struct gq__snap_cache *c, gq_error 
     return rc;
 }
 
-/* The live workloads' rows (touched: only those temp.gq_touched names) into l. */
+/* The live workloads' rows (touched: only those gq_touched names) into l. */
 static int read_workloads(struct gq_store *st, struct cwls *l, bool touched, gq_error *err)
 {
     struct collect k = {l, false};
@@ -382,30 +383,31 @@ static int read_workloads(struct gq_store *st, struct cwls *l, bool touched, gq_
 /* ------------------------------------------------------------ triggers */
 
 /*
- * x into gq_touched unless there: not INSERT OR IGNORE, whose IGNORE the
- * statement that fires the trigger overrides with its own conflict clause.
+ * x into gq_touched_log, which has no key: an outer statement's own
+ * conflict clause (an upsert's) overrides a trigger's OR IGNORE, and a NOT
+ * EXISTS on the table being inserted into makes SQLite copy that table at
+ * every write. The refresh moves the log's ids into gq_touched, keyed.
  */
-#define TOUCH(x)                                                                                \
-    "INSERT INTO gq_touched SELECT " x " WHERE NOT EXISTS (SELECT 1 FROM gq_touched WHERE id = " \
-    x ");"
-/* The tables of the queue objects the snapshot reads: a write to one puts 0 in gq_touched. */
+#define TOUCH(x) "INSERT INTO gq_touched_log(id) VALUES (" x ");"
+/* The tables of the queue objects the snapshot reads: a write to one logs 0. */
 #define OBJECT_TRIGGERS(t)                                                                      \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_i AFTER INSERT ON main." #t               \
-    " BEGIN " TOUCH("0") " END;"                                                          \
+    " BEGIN " TOUCH("0") " END;"                                                                \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_u AFTER UPDATE ON main." #t               \
-    " BEGIN " TOUCH("0") " END;"                                                          \
+    " BEGIN " TOUCH("0") " END;"                                                                \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_d AFTER DELETE ON main." #t               \
     " BEGIN " TOUCH("0") " END;"
-/* A workload's own tables: a write puts its id in gq_touched. */
+/* A workload's own tables: a write logs its id. */
 #define WORKLOAD_TRIGGERS(t, col)                                                               \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_i AFTER INSERT ON main." #t               \
-    " BEGIN " TOUCH("new." #col) " END;"                                                  \
+    " BEGIN " TOUCH("new." #col) " END;"                                                        \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_u AFTER UPDATE ON main." #t               \
-    " BEGIN " TOUCH("old." #col) " " TOUCH("new." #col) " END;"                           \
+    " BEGIN INSERT INTO gq_touched_log(id) VALUES (old." #col "), (new." #col "); END;"         \
     "CREATE TEMP TRIGGER IF NOT EXISTS gq_touch_" #t "_d AFTER DELETE ON main." #t               \
     " BEGIN " TOUCH("old." #col) " END;"
 
 static const char *const triggers_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS gq_touched_log (id INTEGER NOT NULL)",
     "CREATE TEMP TABLE IF NOT EXISTS gq_touched (id INTEGER PRIMARY KEY)",
     OBJECT_TRIGGERS(resource_flavors),
     OBJECT_TRIGGERS(cohorts),
@@ -520,6 +522,8 @@ static int merge(struct gq__snap_cache *c, const struct ids *t, struct cwls *fre
 static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
 {
     static const char clear[] = "DELETE FROM gq_touched";
+    static const char clear_log[] = "DELETE FROM gq_touched_log";
+    static const char keyed[] = "INSERT OR IGNORE INTO gq_touched SELECT id FROM gq_touched_log";
     int64_t v = gq__store_data_version(st);
     struct ids t = {NULL, 0, 0, false};
     struct cwls fresh = {NULL, 0, 0};
@@ -536,7 +540,8 @@ static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
     c->version = v;
     if (!c->objects || !c->workloads) {
         gq__store_cache_forget(st);
-        if ((rc = gq__store_exec_cached(st, clear, err)) != GQ_OK ||
+        if ((rc = gq__store_exec_cached(st, clear_log, err)) != GQ_OK ||
+            (rc = gq__store_exec_cached(st, clear, err)) != GQ_OK ||
             (rc = read_objects(st, c, err)) != GQ_OK ||
             (rc = read_workloads(st, &c->wls, false, err)) != GQ_OK) {
             gq__store_cache_forget(st);
@@ -545,7 +550,10 @@ static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
         c->workloads = true;
         return GQ_OK;
     }
-    rc = gq__store_touched_ids(st, id_take, &t, err);
+    /* The log into the keyed table (empty: the last refresh cleared it) */
+    if ((rc = gq__store_exec_cached(st, keyed, err)) == GQ_OK &&
+        (rc = gq__store_exec_cached(st, clear_log, err)) == GQ_OK)
+        rc = gq__store_touched_ids(st, id_take, &t, err);
     if (t.nomem)
         rc = gq__error(err, GQ_ENOMEM, "out of memory keeping the snapshot's rows");
     if (rc == GQ_OK && t.n && t.v[0] == 0)

@@ -345,7 +345,7 @@ int gq__store_touched_workloads(struct gq_store *st, gq__load_workload_fn fn, vo
                                 gq_error *err)
 {
     static const char sql[] = WORKLOAD_COLUMNS "WHERE id IN (SELECT id FROM gq_touched) "
-                              "AND state IN " GQ_SQL_IN_ADMISSION " ORDER BY id";
+                              "AND " GQ_SQL_STATE_ANY(GQ__SET_IN_ADMISSION) " ORDER BY id";
     const struct workload_fn f = {fn};
 
     return walk(st, sql, WORKLOAD_SHAPE, workload_row, &f, payload, err);
@@ -382,7 +382,8 @@ int gq__store_touched_usage(struct gq_store *st, gq__load_usage_fn fn, void *pay
     static const char sql[] =
         "SELECT u.workload_id, u.flavor, u.resource, u.amount FROM usage u JOIN workloads w "
         "ON w.id = u.workload_id WHERE u.workload_id IN (SELECT id FROM gq_touched) "
-        "AND w.state IN " GQ_SQL_HOLDS_QUOTA " ORDER BY u.workload_id, u.flavor, u.resource";
+        "AND " GQ_SQL_W_STATE_ANY(GQ__SET_HOLDS_QUOTA)
+        " ORDER BY u.workload_id, u.flavor, u.resource";
     const struct usage_fn f = {fn};
 
     return walk(st, sql, "usage:ITTI", usage_row, &f, payload, err);
@@ -423,7 +424,7 @@ int gq__store_touched_failed_flavors(struct gq_store *st, gq__load_failed_fn fn,
     static const char sql[] =
         "SELECT w.id, f.key, f.value FROM workloads w, json_each(w.failed_flavors) f "
         "WHERE w.id IN (SELECT id FROM gq_touched) AND w.failed_flavors IS NOT NULL "
-        "AND w.state IN " GQ_SQL_IN_ADMISSION " ORDER BY w.id";
+        "AND " GQ_SQL_W_STATE_ANY(GQ__SET_IN_ADMISSION) " ORDER BY w.id";
     const struct failed_fn f = {fn};
 
     return walk(st, sql, "workloads:#T.", failed_row, &f, payload, err);
@@ -462,7 +463,7 @@ int gq__store_touched_checked(struct gq_store *st, gq__load_id_fn fn, void *payl
 
 int gq__store_touched_ids(struct gq_store *st, gq__load_id_fn fn, void *payload, gq_error *err)
 {
-    static const char sql[] = "SELECT id FROM gq_touched ORDER BY id";
+    static const char sql[] = "SELECT DISTINCT id FROM gq_touched ORDER BY id";
     const struct id_fn f = {fn};
 
     return walk(st, sql, "gq_touched:I", id_row, &f, payload, err);
