@@ -1186,10 +1186,7 @@ static void wl_free(struct gq_snap_wl *wl)
 {
     size_t i;
 
-    free(wl->uid);
-    free(wl->ns);
-    free(wl->name);
-    free(wl->job_name);
+    free(wl->uid); /* ns, name and job_name live in uid's block */
     for (i = 0; i < wl->nps; i++)
         ps_free(&wl->ps[i]);
     free(wl->ps);

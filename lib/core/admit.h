@@ -188,7 +188,7 @@ struct gq_wfpr {
  */
 struct gq_snap_wl {
     int64_t id;                   /* the store's row id */
-    char *uid, *ns, *name, *job_name;
+    char *uid, *ns, *name, *job_name; /* one block, uid's: ns, name and job_name point into it */
     uint64_t uid_key;             /* uid's first 8 bytes, big-endian: orders as strcmp does
                                      unless equal (gq__admit_prepare) */
     int64_t order_ms;             /* queue-order timestamp */

@@ -369,6 +369,25 @@ static enum gq_pods_ready pods_ready_of(const char *reason)
     return strcmp(reason, "WaitForRecovery") == 0 ? GQ_PR_WAIT_RECOVERY : GQ_PR_WAIT_START;
 }
 
+/*
+ * uid, namespace, name and job name in one block, uid's (100,000 workloads:
+ * 300,000 fewer allocations and their headers; gq__snapshot_free frees uid).
+ */
+static int names(struct gq_snap_wl *wl, const struct gq_load_workload *v)
+{
+    size_t nu = strlen(v->uid) + 1, nn = strlen(v->ns) + 1, nm = strlen(v->name) + 1;
+    size_t nj = strlen(v->job_name) + 1;
+    char *b = malloc(nu + nn + nm + nj);
+
+    if (!b)
+        return GQ_ENOMEM;
+    wl->uid = memcpy(b, v->uid, nu);
+    wl->ns = memcpy(b + nu, v->ns, nn);
+    wl->name = memcpy(b + nu + nn, v->name, nm);
+    wl->job_name = memcpy(b + nu + nn + nm, v->job_name, nj);
+    return GQ_OK;
+}
+
 static int wl_row(const struct gq_load_workload *v, void *p)
 {
     struct loader *l = p;
@@ -381,10 +400,8 @@ static int wl_row(const struct gq_load_workload *v, void *p)
         return nomem(l);
     wl = &s->wls[s->nwls];
     l->ids[s->nwls++] = wl->id = v->id;
-    wl->uid = strdup(v->uid);
-    wl->ns = strdup(v->ns);
-    wl->name = strdup(v->name);
-    wl->job_name = strdup(v->job_name);
+    if ((rc = names(wl, v)) != GQ_OK)
+        return nomem(l);
     wl->lq = -1;
     wl->cq = -1;
     wl->priority = (int32_t)v->priority;
@@ -401,8 +418,6 @@ static int wl_row(const struct gq_load_workload *v, void *p)
     wl->ready_ms = v->pods_ready_at;
     wl->pods_ready = pods_ready_of(v->pods_ready_reason);
     wl->requeues = (int32_t)v->requeue_count;
-    if (!wl->uid || !wl->ns || !wl->name || !wl->job_name)
-        return nomem(l);
     if (v->local_queue) {
         char key[600];
 
@@ -928,8 +943,18 @@ int gq__engine_load(struct gq_snapshot *s, struct gq_store *st, gq_error *err)
     l.err = err;
     s->res_pods = -1;
     s->borrowed = true;
-    if ((rc = read_all(&l)) == GQ_OK)
+    if ((rc = read_all(&l)) == GQ_OK) {
+        /* The array's doubling left up to half of it unused: 6.7 MB of 100,000 workloads. */
+        if (s->nwls && s->nwls < l.capwls) {
+            struct gq_snap_wl *v = realloc(s->wls, s->nwls * sizeof(*v));
+
+            if (v) {
+                s->wls = v;
+                l.capwls = s->nwls;
+            }
+        }
         rc = assemble(&l);
+    }
     loader_free(&l);
     if (rc != GQ_OK)
         gq__snapshot_free(s);
