@@ -95,6 +95,8 @@ struct runner {
     struct gq_wfpr wfpr;     /* waitForPodsReady, read at each step's start (provider_txn) */
     int64_t now;
     uint64_t moved;          /* transitions in this step */
+    bool again;              /* of them, one the same moment must look at again (sim_next) */
+    size_t nrequests;        /* live ProvisioningRequests at this step's start */
     int settle;              /* steps in a row at one moment */
     struct event *ev;        /* reported once their transaction committed */
     size_t nev, capev;
@@ -372,6 +374,7 @@ static int provider_txn(struct gq_store *st, void *payload, gq_error *err)
         ; /* capacity freed by one request may serve the next at the same moment */
     for (i = 0; rc == GQ_OK && i < rows.n; i++)
         rc = publish(r, &rows.v[i], err);
+    r->nrequests = rows.n;
     if (rc == GQ_OK)
         rc = follow_pools(r, &rows, err);
     if (rc == GQ_OK) {
@@ -687,8 +690,10 @@ static int sim_apply(struct runner *r, const struct gq__effect *e, gq_error *err
                              "DurationOutOfRange", msg, NULL, NULL, r->now, err);
     if (rc == GQ_OK &&
         (rc = event(r, GQ_EVENT_KIND_WORKLOAD, e->ns, e->name, e->job, GQ_EVENT_WHAT_STARTED,
-                    endless ? msg : NULL)) == GQ_OK)
+                    endless ? msg : NULL)) == GQ_OK) {
         r->stats->started++;
+        r->again |= r->nrequests > 0; /* the provider sees its booking used */
+    }
     return rc;
 }
 
@@ -744,8 +749,10 @@ static int kubelet_txn(struct gq_store *st, void *payload, gq_error *err)
                                   msg, gq__wl_state_name(GQ_WL_RUNNING),
                                   gq__wl_state_name(GQ_WL_FINISHED), r->now, err)) == GQ_OK &&
             (rc = event(r, GQ_EVENT_KIND_WORKLOAD, w->ns, w->name, w->job, GQ_EVENT_WHAT_FINISHED,
-                        msg)) == GQ_OK)
+                        msg)) == GQ_OK) {
             r->stats->finished++;
+            r->again = true; /* its quota and nodes free: others may take them now */
+        }
     }
     wl_rows_free(&rows);
     if (rc == GQ_OK) {
@@ -970,9 +977,11 @@ static int sim_changed(void *self, const gq_schedule_change *c)
     case GQ_CHANGE_EVICTED:
     case GQ_CHANGE_DEACTIVATED:
         r->stats->evicted++;
+        r->again = true; /* its requests deleted, its pods ended */
         break;
     case GQ_CHANGE_RESERVED:
         r->stats->admitted++;
+        r->again = true; /* its requests to the provider */
         break;
     case GQ_CHANGE_ADMITTED:
         r->stats->admitted += c->flavors != NULL; /* not when its checks turned Ready */
@@ -995,6 +1004,7 @@ static int sim_observe(void *self, struct gq__turn *t, gq_error *err)
     int rc;
 
     r->moved = 0;
+    r->again = false;
     t->act = true; /* the database is the world: always known, always ours */
     if (r->feed && (rc = r->feed->feed(r->db, r->now, r->feed->payload, err)) != 0) {
         if (rc < 0)
@@ -1031,14 +1041,26 @@ static int sim_act(void *self, struct gq__turn *t, gq_error *err)
     return flush(r);
 }
 
-/* React at the same moment while things move, as controllers would; then what is due. */
+/*
+ * React at the same moment while things move, as controllers would; then
+ * what is due. A step that only submitted, admitted and started jobs (the
+ * cycles ran until stable after the arrivals, the provider before them) has
+ * left the same moment nothing to do: another step would change nothing,
+ * and is not taken. It is taken after a finish, an eviction or a
+ * deactivation (quota, nodes and requests freed), a reservation waiting for
+ * admission checks (its requests go to the provider), a start while
+ * requests live (the provider sees the booking used), and after any
+ * transition when waitForPodsReady is on or MultiKueue workers turn: those
+ * read the step's starts and copies at the same moment.
+ */
 static int sim_next(void *self, struct gq__turn *t, gq_error *err)
 {
     struct runner *r = self;
     int rc;
 
-    t->moved = r->moved != 0;
-    if (r->moved && ++r->settle < SETTLE_STEPS)
+    /* A step not taken would have moved nothing: the moment is settled (until_idle ends). */
+    t->moved = r->moved && (r->again || r->wfpr.on || r->mk);
+    if (t->moved && ++r->settle < SETTLE_STEPS)
         return 1;
     r->settle = 0;
     if ((rc = next_due(r, &t->due, err)) != GQ_OK || !r->mk)
