@@ -47,7 +47,6 @@
 #include "nodes.h"
 #include "release.h"
 #include "os.h"
-#include "sort.h"
 #include "run_multikueue.h"
 #include "sim.h"
 #include "state.h"
@@ -602,21 +601,6 @@ static int save_books(struct runner *r, gq_error *err)
     return rc;
 }
 
-struct ids {
-    int64_t *v;
-    size_t n, cap;
-};
-
-static int id_take(int64_t id, void *payload)
-{
-    struct ids *t = payload;
-
-    if (gq__grow(&t->v, &t->cap, t->n, sizeof(*t->v)) < 0)
-        return GQ_ENOMEM;
-    t->v[t->n++] = id;
-    return 0;
-}
-
 static int cmp_id(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -631,22 +615,18 @@ static int cmp_id(const void *a, const void *b)
  */
 static int end_orphans(struct runner *r, gq_error *err)
 {
-    struct ids live = {NULL, 0, 0};
-    size_t i;
-    int rc = gq__store_run_live_ids(r->st, id_take, &live, err);
+    int64_t *live;
+    size_t i, n;
+    int rc = gq__store_run_live_ids(r->st, &live, &n, err);
 
-    if (rc == GQ_ENOMEM)
-        rc = gq__error(err, GQ_ENOMEM, "out of memory reading workloads");
-    if (live.n)
-        gq__qsort(live.v, live.n, sizeof(*live.v), cmp_id);
     for (i = 0; rc == GQ_OK && i < r->books.npods; i++) {
         const struct gq_pod *p = &r->books.pods[i];
 
         if (!p->ended_ms && /* NULL when there are none */
-            !(live.n && bsearch(&p->workload, live.v, live.n, sizeof(*live.v), cmp_id)))
+            !(n && bsearch(&p->workload, live, n, sizeof(*live), cmp_id)))
             gq__books_end(&r->books, p->workload, r->now);
     }
-    free(live.v);
+    free(live);
     return rc;
 }
 

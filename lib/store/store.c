@@ -129,30 +129,31 @@ sqlite3_stmt *gq__store_stmt(struct gq_store *st, const char *sql, gq_error *err
     return st->stmts[i].stmt;
 }
 
+/* A statement run by gq__store_exec or gq__store_exec_cached failed with rc, SQLite saying msg. */
+static int exec_failed(struct gq_store *st, int rc, const char *msg, gq_error *err)
+{
+    if (is_damage(st, rc))
+        return gq__store_sqlerr(st, rc, err, "statement");
+    return gq__error(err, (rc & 0xff) == SQLITE_BUSY ? GQ_EBUSY : GQ_EIO, "%s: %s", st->path,
+                     msg ? msg : sqlite3_errstr(rc));
+}
+
 int gq__store_exec(struct gq_store *st, const char *sql, gq_error *err)
 {
     char *msg = NULL;
     int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 
-    if (rc != SQLITE_OK && is_damage(st, rc)) {
-        sqlite3_free(msg);
-        return gq__store_sqlerr(st, rc, err, "statement");
-    }
-    if (rc != SQLITE_OK) {
-        gq__error(err, GQ_EIO, "%s: %s", st->path, msg ? msg : sqlite3_errstr(rc));
-        if ((rc & 0xff) == SQLITE_BUSY)
-            err ? (void)(err->code = GQ_EBUSY) : (void)0;
-        sqlite3_free(msg);
-        return err ? err->code : GQ_EIO;
-    }
-    return GQ_OK;
+    if (rc != SQLITE_OK)
+        rc = exec_failed(st, rc, msg, err);
+    sqlite3_free(msg);
+    return rc;
 }
 
 /*
  * A statement of static text run as gq__store_exec runs it, but prepared once
  * (gq__store_stmt): a transaction's BEGIN, SAVEPOINT, RELEASE and COMMIT,
  * which sqlite3_exec parsed again at every one of a simulated week's
- * million transactions. Errors read as gq__store_exec's.
+ * million transactions.
  */
 int gq__store_exec_cached(struct gq_store *st, const char *sql, gq_error *err)
 {
@@ -163,15 +164,7 @@ int gq__store_exec_cached(struct gq_store *st, const char *sql, gq_error *err)
         return gq__store_exec(st, sql, err);
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
         ;
-    if (rc == SQLITE_DONE) {
-        sqlite3_reset(stmt);
-        return GQ_OK;
-    }
-    if (is_damage(st, rc))
-        rc = gq__store_sqlerr(st, rc, err, "statement");
-    else
-        rc = gq__error(err, (rc & 0xff) == SQLITE_BUSY ? GQ_EBUSY : GQ_EIO, "%s: %s", st->path,
-                       sqlite3_errmsg(st->db));
+    rc = rc == SQLITE_DONE ? GQ_OK : exec_failed(st, rc, sqlite3_errmsg(st->db), err);
     sqlite3_reset(stmt);
     return rc;
 }

@@ -89,8 +89,7 @@ enum { S_FLAVORS, S_COHORTS, S_CQS, S_PRCS, S_CHECKS, S_NSS, S_CONFIGS, S_N };
 
 struct gq__snap_cache {
     bool triggers;        /* the temp tables and the triggers exist */
-    bool objects;         /* the queue objects' rows are held */
-    bool workloads;       /* the workloads' rows are held */
+    bool held;            /* the rows are held (read whole since the last forget) */
     int64_t version;      /* data_version when they were read */
     struct rows specs[S_N];  /* struct gq_load_spec */
     struct rows quotas;      /* struct gq_load_quota */
@@ -119,7 +118,6 @@ static void objects_free(struct gq__snap_cache *c)
         rows_free(&c->specs[i]);
     rows_free(&c->quotas);
     rows_free(&c->lqs);
-    c->objects = false;
 }
 
 static void cwl_free(struct cwl *w)
@@ -153,7 +151,7 @@ void gq__store_cache_forget(struct gq_store *st)
         return;
     objects_free(c);
     cwls_free(&c->wls);
-    c->workloads = false;
+    c->held = false;
 }
 
 /* ---------------------------------------------------------- collecting */
@@ -353,7 +351,6 @@ static int read_objects(struct gq_store *st, struct gq__snap_cache *c, gq_error 
     }
     if (rc != GQ_OK)
         objects_free(c);
-    c->objects = rc == GQ_OK;
     return rc;
 }
 
@@ -459,24 +456,11 @@ void gq__store_cache_temp_reset(struct gq_store *st)
     }
 }
 
-/* Ids in gq_touched, ascending, into *ids (malloc'd). */
+/* Ids in gq_touched, ascending. */
 struct ids {
     int64_t *v;
-    size_t n, cap;
-    bool nomem;
+    size_t n;
 };
-
-static int id_take(int64_t id, void *payload)
-{
-    struct ids *t = payload;
-
-    if (gq__grow(&t->v, &t->cap, t->n, sizeof(*t->v)) < 0) {
-        t->nomem = true;
-        return GQ_ENOMEM;
-    }
-    t->v[t->n++] = id;
-    return 0;
-}
 
 static bool has_id(const struct ids *t, int64_t id)
 {
@@ -525,7 +509,7 @@ static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
     static const char clear_log[] = "DELETE FROM gq_touched_log";
     static const char keyed[] = "INSERT OR IGNORE INTO gq_touched SELECT id FROM gq_touched_log";
     int64_t v = gq__store_data_version(st);
-    struct ids t = {NULL, 0, 0, false};
+    struct ids t = {NULL, 0};
     struct cwls fresh = {NULL, 0, 0};
     int rc;
 
@@ -533,12 +517,9 @@ static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
         if ((rc = make_triggers(st, err)) != GQ_OK)
             return rc;
         c->triggers = true;
-        gq__store_cache_forget(st);
+        c->held = false;
     }
-    if (v != c->version)
-        gq__store_cache_forget(st);
-    c->version = v;
-    if (!c->objects || !c->workloads) {
+    if (!c->held || v != c->version) { /* read whole; what the log holds is in it */
         gq__store_cache_forget(st);
         if ((rc = gq__store_exec_cached(st, clear_log, err)) != GQ_OK ||
             (rc = gq__store_exec_cached(st, clear, err)) != GQ_OK ||
@@ -547,15 +528,14 @@ static int refresh(struct gq_store *st, struct gq__snap_cache *c, gq_error *err)
             gq__store_cache_forget(st);
             return rc;
         }
-        c->workloads = true;
+        c->held = true;
+        c->version = v;
         return GQ_OK;
     }
     /* The log into the keyed table (empty: the last refresh cleared it) */
     if ((rc = gq__store_exec_cached(st, keyed, err)) == GQ_OK &&
         (rc = gq__store_exec_cached(st, clear_log, err)) == GQ_OK)
-        rc = gq__store_touched_ids(st, id_take, &t, err);
-    if (t.nomem)
-        rc = gq__error(err, GQ_ENOMEM, "out of memory keeping the snapshot's rows");
+        rc = gq__store_touched_ids(st, &t.v, &t.n, err);
     if (rc == GQ_OK && t.n && t.v[0] == 0)
         rc = read_objects(st, c, err);
     if (rc == GQ_OK && t.n && t.v[t.n - 1] > 0)

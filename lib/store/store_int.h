@@ -148,7 +148,13 @@ int gq__store_rows(struct gq_store *st, const struct gq__query *q, gq__row_fn ro
  */
 void gq__store_cache_forget(struct gq_store *st);
 void gq__store_cache_temp_reset(struct gq_store *st);
-int gq__store_touched_ids(struct gq_store *st, gq__load_id_fn fn, void *payload, gq_error *err);
+int gq__store_touched_ids(struct gq_store *st, int64_t **out, size_t *n, gq_error *err);
+/*
+ * Column 0 of every row of sql (static text, no parameters), an integer, into
+ * a malloc'd array (*out NULL when there are none); shape as gq__store_each_row's.
+ */
+int gq__store_id_list(struct gq_store *st, const char *sql, const char *shape, int64_t **out,
+                      size_t *n, gq_error *err);
 int gq__store_touched_workloads(struct gq_store *st, gq__load_workload_fn fn, void *payload,
                                 gq_error *err);
 int gq__store_touched_usage(struct gq_store *st, gq__load_usage_fn fn, void *payload,

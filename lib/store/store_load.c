@@ -21,6 +21,7 @@
 #include "state.h"
 #include "store_int.h"
 #include "store_load.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------ walks */
 
@@ -461,12 +462,46 @@ int gq__store_touched_checked(struct gq_store *st, gq__load_id_fn fn, void *payl
     return walk(st, sql, "workload_checks:I", id_row, &f, payload, err);
 }
 
-int gq__store_touched_ids(struct gq_store *st, gq__load_id_fn fn, void *payload, gq_error *err)
-{
-    static const char sql[] = "SELECT DISTINCT id FROM gq_touched ORDER BY id";
-    const struct id_fn f = {fn};
+struct id_list {
+    int64_t *v;
+    size_t n, cap;
+};
 
-    return walk(st, sql, "gq_touched:I", id_row, &f, payload, err);
+static int id_list_row(sqlite3_stmt *stmt, void *payload, gq_error *err)
+{
+    struct id_list *l = payload;
+
+    if (gq__grow(&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
+        return gq__error(err, GQ_ENOMEM, "out of memory reading ids");
+    l->v[l->n++] = sqlite3_column_int64(stmt, 0);
+    return 0;
+}
+
+int gq__store_id_list(struct gq_store *st, const char *sql, const char *shape, int64_t **out,
+                      size_t *n, gq_error *err)
+{
+    struct id_list l = {NULL, 0, 0};
+    struct gq__cursor c;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
+        return rc;
+    if ((rc = gq__store_each_row(st, &c, shape, false, 0, id_list_row, &l, err)) != GQ_OK) {
+        free(l.v);
+        return rc;
+    }
+    *out = l.v;
+    *n = l.n;
+    return GQ_OK;
+}
+
+int gq__store_touched_ids(struct gq_store *st, int64_t **out, size_t *n, gq_error *err)
+{
+    static const char sql[] = "SELECT id FROM gq_touched ORDER BY id";
+
+    return gq__store_id_list(st, sql, "gq_touched:I", out, n, err);
 }
 
 /* ----------------------------------------------------------- queue specs */

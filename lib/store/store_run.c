@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "sort.h"
 #include "state.h"
 #include "store_int.h"
 #include "store_run.h"
@@ -141,35 +142,27 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
     return gq__store_each_row(st, &c, "workloads:#TTTT", false, 0, workload_row, &w, err);
 }
 
-struct id_walk {
-    gq__run_id_fn fn;
-    void *payload;
-};
-
-static int id_row(sqlite3_stmt *s, void *payload, gq_error *err)
+static int cmp_id(const void *a, const void *b)
 {
-    struct id_walk *w = payload;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-    (void)err;
-    return w->fn(sqlite3_column_int64(s, 0), w->payload);
+    return (x > y) - (x < y);
 }
 
-int gq__store_run_live_ids(struct gq_store *st, gq__run_id_fn fn, void *payload, gq_error *err)
+int gq__store_run_live_ids(struct gq_store *st, int64_t **out, size_t *n, gq_error *err)
 {
     /*
-     * One index seek per state, unordered: `state IN (...)` and ORDER BY
+     * One index seek per state, sorted here: `state IN (...)` and ORDER BY
      * would each build a temporary table at every step.
      */
 #define IDS_IN(low) "SELECT id FROM workloads WHERE state = " GQ_SQL_STATE(low)
     static const char sql[] = GQ__SET_ADMITTED(IDS_IN, " UNION ALL ");
 #undef IDS_IN
-    struct id_walk w = {fn, payload};
-    struct gq__cursor c;
-    int rc;
+    int rc = gq__store_id_list(st, sql, "workloads:I", out, n, err);
 
-    if ((rc = gq__store_cursor_open(st, sql, &c, err)) != GQ_OK)
-        return rc;
-    return gq__store_each_row(st, &c, "workloads:I", false, 0, id_row, &w, err);
+    if (rc == GQ_OK)
+        gq__qsort(*out, *n, sizeof(**out), cmp_id);
+    return rc;
 }
 
 /* --------------------------------------------------------------- pod sets */

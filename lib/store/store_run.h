@@ -68,9 +68,11 @@ int gq__store_run_workloads(struct gq_store *st, enum gq_run_which which, int64_
                             int64_t default_ms, gq__run_workload_fn fn, void *payload,
                             gq_error *err);
 
-/* The ids of the admitted or running workloads, in no order (read from an index alone). */
-typedef int (*gq__run_id_fn)(int64_t id, void *payload);
-int gq__store_run_live_ids(struct gq_store *st, gq__run_id_fn fn, void *payload, gq_error *err);
+/*
+ * The ids of the admitted or running workloads, ascending, into a malloc'd
+ * array (*out NULL when there are none; read from an index alone).
+ */
+int gq__store_run_live_ids(struct gq_store *st, int64_t **out, size_t *n, gq_error *err);
 
 /* One pod set of a released workload, with what its pods need. */
 struct gq_run_podset {
